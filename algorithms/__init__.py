@@ -1,0 +1,16 @@
+"""Bundled algorithms: each a vertex program plus one function returning numpy arrays."""
+
+from gas.algorithms.components import ComponentsProgram, connected_components
+from gas.algorithms.pagerank import PageRankProgram, WeightedPageRankProgram, pagerank
+from gas.algorithms.sssp import HopsProgram, SSSPProgram, sssp
+
+__all__ = [
+    "pagerank",
+    "connected_components",
+    "sssp",
+    "PageRankProgram",
+    "WeightedPageRankProgram",
+    "ComponentsProgram",
+    "SSSPProgram",
+    "HopsProgram",
+]

@@ -1,0 +1,87 @@
+# ruff: noqa: F821
+"""Generic GAS kernels, specialised per vertex program by :mod:`gas._codegen`.
+
+This file is not imported as a module: its text is appended to a generated header that binds
+the program's compiled functions (``_gather``, ``_sum``, ``_apply``, ``_scatter``, ``_init``,
+``_aggregate``) and compile-time constants (``GATHER_IN``, ``GATHER_OUT``, ``SCATTER_IN``,
+``SCATTER_OUT``, ``EDGE_STRIDE``, ``NUM_AGG``, ``AGG_OPS``), so each program gets kernels that
+Numba can cache on disk. In debug mode ``njit`` is the identity and ``prange`` is ``range``, so
+the same code runs as plain Python.
+
+Every kernel walks degree-balanced vertex ranges ``chunks[c]:chunks[c+1]`` in a ``prange``; a
+vertex is written only by the thread that owns its range (signals are idempotent byte stores).
+"""
+
+
+@njit(parallel=True, cache=True)
+def k_init(chunks, vd, params, ctx):
+    for c in prange(chunks.shape[0] - 1):
+        p = params[0]
+        cx = ctx[0]
+        for v in range(chunks[c], chunks[c + 1]):
+            _init(p, vd[v], cx)
+
+
+@njit(parallel=True, cache=True)
+def k_gather(chunks, active, vd, ed, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero):
+    for c in prange(chunks.shape[0] - 1):
+        p = params[0]
+        for v in range(chunks[c], chunks[c + 1]):
+            if active[v]:
+                a = zero[0]
+                if GATHER_IN:
+                    for k in range(in_indptr[v], in_indptr[v + 1]):
+                        a = _sum(p, a, _gather(p, vd[v], ed[in_eid[k] * EDGE_STRIDE], vd[in_src[k]]))
+                if GATHER_OUT:
+                    for e in range(out_indptr[v], out_indptr[v + 1]):
+                        a = _sum(p, a, _gather(p, vd[v], ed[e * EDGE_STRIDE], vd[dst[e]]))
+                acc[v] = a
+
+
+@njit(parallel=True, cache=True)
+def k_apply(chunks, active, vd, params, acc, ctx):
+    for c in prange(chunks.shape[0] - 1):
+        p = params[0]
+        cx = ctx[0]
+        for v in range(chunks[c], chunks[c + 1]):
+            if active[v]:
+                _apply(p, vd[v], acc[v], cx)
+
+
+@njit(parallel=True, cache=True)
+def k_scatter(chunks, active, vd, ed, params, out_indptr, dst, in_indptr, in_src, in_eid, signal):
+    for c in prange(chunks.shape[0] - 1):
+        p = params[0]
+        for v in range(chunks[c], chunks[c + 1]):
+            if active[v]:
+                if SCATTER_OUT:
+                    for e in range(out_indptr[v], out_indptr[v + 1]):
+                        u = dst[e]
+                        if _scatter(p, vd[v], ed[e * EDGE_STRIDE], vd[u]):
+                            signal[u] = 1
+                if SCATTER_IN:
+                    for k in range(in_indptr[v], in_indptr[v + 1]):
+                        u = in_src[k]
+                        if _scatter(p, vd[v], ed[in_eid[k] * EDGE_STRIDE], vd[u]):
+                            signal[u] = 1
+
+
+@njit(parallel=True, cache=True)
+def k_aggregate(chunks, vd, params, out):
+    for c in prange(chunks.shape[0] - 1):
+        p = params[0]
+        for j in range(NUM_AGG):
+            op = AGG_OPS[j]
+            out[c, j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
+        for v in range(chunks[c], chunks[c + 1]):
+            t = _agg_tuple(p, vd[v])
+            for j in range(NUM_AGG):
+                op = AGG_OPS[j]
+                x = t[j]
+                if op == 0:
+                    out[c, j] += x
+                elif op == 1:
+                    if x > out[c, j]:
+                        out[c, j] = x
+                elif x < out[c, j]:
+                    out[c, j] = x

@@ -1,0 +1,98 @@
+"""Compile each method of a vertex program alone, so errors name the method, not a kernel.
+
+Numba's messages are long; :func:`typecheck` keeps the line that says what went wrong and the
+user's file and line, and raises :class:`gas.ProgramError` with the fix. Return types are checked
+against what the engine expects (``gather``/``sum`` → ``gather_type``, ``scatter`` → bool,
+``aggregate`` → one number per declared aggregate).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numba
+import numpy as np
+from numba.core import types
+from numba.core.errors import NumbaError
+
+from gas.errors import ProgramError
+from gas.program import ProgramSpec
+
+__all__ = ["typecheck"]
+
+_NOISE = re.compile(r"^(Failed in .* pipeline|During: |No implementation of function|Resolution failure|- Resolution|\^+$|\s*$)")
+
+
+def _summarize(err: Exception) -> str:
+    lines = [ln.rstrip() for ln in str(err).splitlines()]
+    keep = [ln for ln in lines if not _NOISE.match(ln)]
+    what = next((ln.strip() for ln in keep if not ln.lstrip().startswith("File ") and "<source" not in ln), "")
+    where = next((ln.strip() for ln in keep if ln.lstrip().startswith("File ")), "")
+    msg = re.sub(r"\x1b\[[0-9;]*m", "", what)
+    return f"{msg} [{where}]" if where else msg
+
+
+def _compile(fn: Any, argtypes: tuple) -> Any:
+    disp = numba.njit(fn)
+    disp.compile(argtypes)
+    return disp.nopython_signatures[-1].return_type
+
+
+def _fits(ret: Any, want: np.dtype) -> bool:
+    if isinstance(ret, types.Boolean):
+        return want.kind in "biuf"
+    if isinstance(ret, types.Integer):
+        return want.kind in "iuf" if want.kind != "b" else False
+    if isinstance(ret, types.Float):
+        return want.kind == "f"
+    return False
+
+
+def typecheck(spec: ProgramSpec, vd: np.ndarray, ed: np.ndarray, params: np.ndarray, ctx: np.ndarray) -> None:
+    """Compile every method of ``spec`` with the engine's argument types; raise ProgramError."""
+    vt = numba.typeof(vd).dtype
+    et = numba.typeof(ed).dtype
+    pt = numba.typeof(params).dtype
+    ct = numba.typeof(ctx).dtype
+    gt = numba.from_dtype(spec.gather_type)
+    argtypes = {
+        "init": (pt, vt, ct),
+        "gather": (pt, vt, et, vt),
+        "sum": (pt, gt, gt),
+        "apply": (pt, vt, gt, ct),
+        "scatter": (pt, vt, et, vt),
+        "aggregate": (pt, vt),
+    }
+    for name, fn in spec.functions.items():
+        where = f"{spec.name}.{name}"
+        try:
+            ret = _compile(fn, argtypes[name])
+        except NumbaError as exc:
+            raise ProgramError(
+                f"{where} cannot be compiled: {_summarize(exc)}. Fix: use numeric scalar code on the "
+                f"declared fields (see gas.VertexProgram); run with debug=True to execute it as plain Python."
+            ) from None
+        if name in ("gather", "sum"):
+            if isinstance(ret, types.NoneType):
+                raise ProgramError(f"{where} returns nothing; it must return a {spec.gather_type} value (gather_type)")
+            if not _fits(ret, spec.gather_type):
+                raise ProgramError(
+                    f"{where} returns {ret}, which does not fit gather_type {spec.gather_type}. "
+                    f"Fix: return a {spec.gather_type} value, or set gather_type = np.{ret} on the class"
+                )
+        elif name == "scatter" and not isinstance(ret, types.Boolean):
+            raise ProgramError(
+                f"{where} returns {ret}; it must return True (signal the neighbour) or False"
+            )
+        elif name == "aggregate":
+            k = len(spec.agg_names)
+            ok = (k == 1 and isinstance(ret, (types.Number, types.Boolean))) or (
+                isinstance(ret, types.BaseTuple) and len(ret) == k
+                and all(isinstance(t, (types.Number, types.Boolean)) for t in ret)
+            )
+            if not ok:
+                raise ProgramError(
+                    f"{where} returns {ret}; it must return {k} number(s), one per aggregate "
+                    f"{spec.agg_names}, as a tuple in that order"
+                )

@@ -1,0 +1,353 @@
+"""The vertex-program interface (PowerGraph's Gather-Apply-Scatter) and its validation.
+
+A program is a subclass of :class:`VertexProgram` that declares its vertex fields and edge
+directions and defines plain-Python scalar methods. The engine compiles those methods with Numba
+and binds them into its generic kernels; :func:`validate` checks a program when an engine is built
+so that mistakes surface as :class:`gas.ProgramError` naming the method and the fix, never as a
+Numba traceback.
+
+Methods a program may define (``self`` holds the numeric attributes set in ``__init__``;
+``v`` and ``nbr`` are vertex records, ``e`` an edge record, ``ctx`` the superstep context)::
+
+    init(self, v, ctx)              set initial vertex data (default: zeros)
+    gather(self, v, e, nbr) -> T    one edge's contribution, of type ``gather_type``
+    sum(self, a, b) -> T            combine two contributions (default ``a + b``)
+    apply(self, v, total, ctx)      update ``v`` from the gathered total (required)
+    scatter(self, v, e, nbr) -> bool  may write ``e``; True signals ``nbr``
+    aggregate(self, v) -> float or tuple   one value per name in ``aggregates``
+    converged(self, ctx) -> bool    plain Python, after each superstep: True stops the run
+
+Vertex records carry the declared ``vertex_data`` fields plus, when a method reads them, the
+read-only ``vid`` (the internal vertex id), ``out_degree`` and ``in_degree``. Edge records carry the graph's edge columns (such as
+``weight``) and the declared ``edge_data`` fields. ``ctx`` has ``iteration``, ``num_vertices``,
+``num_edges`` and one field per declared aggregate (its value after the previous superstep).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import enum
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gas.errors import ProgramError
+
+__all__ = ["EdgeDir", "IN", "OUT", "ALL", "NONE", "VertexProgram", "ProgramSpec", "validate"]
+
+
+class EdgeDir(enum.IntEnum):
+    """Which edges of a vertex a phase visits."""
+
+    NONE = 0
+    IN = 1
+    OUT = 2
+    ALL = 3
+
+
+IN, OUT, ALL, NONE = EdgeDir.IN, EdgeDir.OUT, EdgeDir.ALL, EdgeDir.NONE
+
+BUILTIN_VERTEX_FIELDS = {
+    "vid": np.dtype(np.int64),
+    "out_degree": np.dtype(np.int64),
+    "in_degree": np.dtype(np.int64),
+}
+AGG_OPS = {"sum": 0, "max": 1, "min": 2}
+
+# name -> (parameter names after self, meaning of each, whether required)
+_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
+    "init": (("v", "ctx"), "init(self, v, ctx)"),
+    "gather": (("v", "e", "nbr"), "gather(self, v, e, nbr) -> gather_type"),
+    "sum": (("a", "b"), "sum(self, a, b) -> gather_type"),
+    "apply": (("v", "total", "ctx"), "apply(self, v, total, ctx)"),
+    "scatter": (("v", "e", "nbr"), "scatter(self, v, e, nbr) -> bool"),
+    "aggregate": (("v",), "aggregate(self, v) -> float or tuple of float"),
+}
+# what each positional parameter is: vertex record, edge record, context, or a plain value
+_ROLES = {"v": "vertex", "nbr": "vertex", "e": "edge", "ctx": "ctx"}
+
+
+class VertexProgram:
+    """Base class of vertex programs; subclass it and override the methods you need.
+
+    Class attributes
+    ----------------
+    vertex_data : dict of str to dtype
+        Per-vertex fields, e.g. ``{"rank": np.float64}``.
+    edge_data : dict of str to dtype
+        Per-edge fields a program adds (written by ``scatter``); graph edge columns such as
+        ``weight`` are available without declaring them.
+    gather_edges, scatter_edges : EdgeDir
+        ``IN``, ``OUT``, ``ALL`` or ``NONE`` (defaults ``IN`` and ``NONE``).
+    gather_type : numpy scalar type
+        Type of ``gather``'s result and of the total passed to ``apply`` (default float64).
+    gather_zero : number
+        The total of a vertex with no edges to gather over; the identity of ``sum``.
+    dynamic : bool
+        True (default): only signalled vertices run in the next superstep. False: every vertex
+        runs every superstep until ``converged`` says so or ``max_iter`` is reached.
+    aggregates : dict of str to {"sum", "max", "min"}
+        Global map-reduce over all vertices after every superstep, visible as ``ctx.<name>``.
+    output : str
+        The vertex field returned as the result array by :func:`gas.run` (default: the first).
+
+    Examples
+    --------
+    A user-written PageRank (networkx's normalization; dangling mass spread evenly):
+
+    >>> import numpy as np, gas
+    >>> class MyPageRank(gas.VertexProgram):
+    ...     vertex_data = {"rank": np.float64}
+    ...     gather_edges = gas.IN
+    ...     dynamic = False
+    ...     aggregates = {"dangling": "sum", "change": "sum"}
+    ...     def __init__(self, alpha=0.85, tol=1e-10):
+    ...         self.alpha, self.tol = alpha, tol
+    ...     def init(self, v, ctx):
+    ...         v.rank = 1.0 / ctx.num_vertices
+    ...     def gather(self, v, e, nbr):
+    ...         return nbr.rank / nbr.out_degree
+    ...     def apply(self, v, total, ctx):
+    ...         n = ctx.num_vertices
+    ...         new = (1.0 - self.alpha) / n + self.alpha * (total + ctx.dangling / n)
+    ...         v.rank, v.change = new, abs(new - v.rank)
+    ...     def aggregate(self, v):
+    ...         return (v.rank if v.out_degree == 0 else 0.0), v.change
+    ...     def converged(self, ctx):
+    ...         return ctx.iteration > 0 and ctx.change < ctx.num_vertices * self.tol
+    >>> MyPageRank.vertex_data["change"] = np.float64
+    >>> g = gas.Graph.from_edges([0, 1, 2], [1, 2, 0])
+    >>> res = gas.run(g, MyPageRank(), max_iter=100)
+    >>> np.round(res.output, 6).tolist()
+    [0.333333, 0.333333, 0.333333]
+    """
+
+    vertex_data: dict[str, Any] = {}
+    edge_data: dict[str, Any] = {}
+    gather_edges: EdgeDir = IN
+    scatter_edges: EdgeDir = NONE
+    gather_type: Any = np.float64
+    gather_zero: Any = 0
+    dynamic: bool = True
+    aggregates: dict[str, str] = {}
+    output: str | None = None
+
+
+@dataclass
+class ProgramSpec:
+    """Everything the engine needs about a validated program (dtypes, functions, flags)."""
+
+    program: VertexProgram
+    name: str
+    vertex_dtype: np.dtype
+    edge_fields: dict[str, np.dtype]
+    graph_edge_fields: list[str]
+    param_dtype: np.dtype
+    ctx_dtype: np.dtype
+    gather_type: np.dtype
+    gather_zero: Any
+    functions: dict[str, Any]
+    agg_names: list[str]
+    agg_ops: tuple[int, ...]
+    agg_scalar: bool
+    output: str
+    builtins: list[str] = field(default_factory=list)
+    edge_dtype: np.dtype | None = None
+
+    def params(self) -> np.ndarray:
+        """The program's numeric attributes as a 1-element structured array."""
+        arr = np.zeros(1, self.param_dtype)
+        for name in self.param_dtype.names or ():
+            if name != "_":
+                arr[0][name] = getattr(self.program, name)
+        return arr
+
+
+def _overridden(program: VertexProgram, name: str) -> Any:
+    fn = getattr(type(program), name, None)
+    base = getattr(VertexProgram, name, None)
+    if fn is None or fn is base:
+        return None
+    if isinstance(fn, (staticmethod, classmethod)):
+        raise ProgramError(f"{type(program).__name__}.{name} must be a plain method, not a {type(fn).__name__}")
+    if not callable(fn):
+        raise ProgramError(f"{type(program).__name__}.{name} must be a method (got {type(fn).__name__})")
+    return fn
+
+
+def _scalar_dtype(value: Any, what: str) -> np.dtype:
+    try:
+        dt = np.dtype(value)
+    except TypeError:
+        raise ProgramError(f"Expected {what} to be a numpy scalar type such as np.float64 (got {value!r})") from None
+    if dt.kind not in "biuf" or dt.shape:
+        raise ProgramError(f"Expected {what} to be a numeric or bool scalar type (got {dt})")
+    return dt
+
+
+def _suggest(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def _check_attributes(
+    cls_name: str, method: str, fn: Any, argnames: tuple[str, ...], known: dict[str, list[str]]
+) -> None:
+    """Scan the method's source for ``param.attr`` reads/writes and check each ``attr`` exists."""
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+        tree = ast.parse(src)
+        line0 = fn.__code__.co_firstlineno
+    except (OSError, TypeError, SyntaxError):
+        return  # no source (REPL, exec): Numba's typing still catches it, translated below
+    params = [a.arg for a in tree.body[0].args.args] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else []
+    roles = {}
+    for i, p in enumerate(params):
+        if i == 0:
+            roles[p] = "self"
+        elif i - 1 < len(argnames):
+            roles[p] = _ROLES.get(argnames[i - 1], "")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            role = roles.get(node.value.id)
+            if not role or role not in known:
+                continue
+            names = known[role]
+            if node.attr not in names:
+                what = {"self": "program attribute", "vertex": "vertex field", "edge": "edge field", "ctx": "context field"}[role]
+                hint = _suggest(node.attr, names)
+                if role == "self":
+                    fix = f"set self.{node.attr} to a number in __init__"
+                elif role == "vertex":
+                    fix = f"declare it in vertex_data, e.g. vertex_data = {{'{node.attr}': np.float64, ...}}"
+                elif role == "edge":
+                    fix = "declare it in edge_data, or load the graph with a weight column for 'weight'"
+                else:
+                    fix = "declare aggregates to add context fields"
+                raise ProgramError(
+                    f"{cls_name}.{method} (line {line0 + node.lineno - 1}) uses unknown {what} "
+                    f"'{node.value.id}.{node.attr}'{hint}. Known: {sorted(names)}. Fix: {fix}."
+                )
+
+
+def validate(program: Any, graph: Any) -> ProgramSpec:
+    """Check a program against a graph and describe it for the engine.
+
+    Raises
+    ------
+    ProgramError
+        Naming the method at fault and the fix.
+    """
+    if isinstance(program, type):
+        raise ProgramError(
+            f"Expected a vertex program instance (got the class {program.__name__}); "
+            f"pass {program.__name__}() instead"
+        )
+    if not isinstance(program, VertexProgram):
+        raise ProgramError(
+            f"Expected a gas.VertexProgram subclass instance (got {type(program).__name__})"
+        )
+    cls_name = type(program).__name__
+    for attr in ("gather_edges", "scatter_edges"):
+        val = getattr(program, attr)
+        if not isinstance(val, (int, EdgeDir)) or int(val) not in (0, 1, 2, 3):
+            raise ProgramError(f"Expected {cls_name}.{attr} to be gas.IN, gas.OUT, gas.ALL or gas.NONE (got {val!r})")
+
+    fns = {name: _overridden(program, name) for name in _METHODS}
+    if fns["apply"] is None:
+        raise ProgramError(f"{cls_name} has no apply method. Fix: define {_METHODS['apply'][1]}")
+    if program.gather_edges != NONE and fns["gather"] is None:
+        raise ProgramError(
+            f"{cls_name} gathers over {EdgeDir(program.gather_edges).name} edges but has no gather method. "
+            f"Fix: define {_METHODS['gather'][1]}, or set gather_edges = gas.NONE"
+        )
+    if program.scatter_edges != NONE and fns["scatter"] is None:
+        raise ProgramError(
+            f"{cls_name} scatters over {EdgeDir(program.scatter_edges).name} edges but has no scatter method. "
+            f"Fix: define {_METHODS['scatter'][1]}, or set scatter_edges = gas.NONE"
+        )
+    aggs = dict(program.aggregates or {})
+    if aggs and fns["aggregate"] is None:
+        raise ProgramError(f"{cls_name} declares aggregates {list(aggs)} but has no aggregate method. Fix: define {_METHODS['aggregate'][1]}")
+    for k, op in aggs.items():
+        if op not in AGG_OPS:
+            raise ProgramError(f"{cls_name}.aggregates['{k}'] must be one of {sorted(AGG_OPS)} (got {op!r})")
+    for name, fn in fns.items():
+        if fn is None:
+            continue
+        want = _METHODS[name][0]
+        try:
+            n_params = len(inspect.signature(fn).parameters)
+        except (TypeError, ValueError):
+            continue
+        if n_params != len(want) + 1:
+            raise ProgramError(
+                f"{cls_name}.{name} takes {n_params} parameters; expected {len(want) + 1}: {_METHODS[name][1]}"
+            )
+    conv = getattr(type(program), "converged", None)
+    if conv is not None and not callable(conv):
+        raise ProgramError(f"{cls_name}.converged must be a method converged(self, ctx) -> bool")
+
+    # vertex record: declared fields + builtins a method reads
+    fields: dict[str, np.dtype] = {}
+    for k, t in dict(program.vertex_data).items():
+        if not str(k).isidentifier():
+            raise ProgramError(f"{cls_name}.vertex_data field {k!r} is not a valid identifier")
+        if k in BUILTIN_VERTEX_FIELDS:
+            raise ProgramError(f"{cls_name}.vertex_data field '{k}' is built in (read-only); choose another name")
+        fields[k] = _scalar_dtype(t, f"{cls_name}.vertex_data['{k}']")
+    if not fields:
+        raise ProgramError(f"{cls_name}.vertex_data declares no fields. Fix: e.g. vertex_data = {{'value': np.float64}}")
+    edge_fields = {k: _scalar_dtype(t, f"{cls_name}.edge_data['{k}']") for k, t in dict(program.edge_data).items()}
+    graph_cols = [k for k in graph.edata if k not in edge_fields]
+
+    params = {
+        k: v for k, v in {**{k: getattr(type(program), k) for k in dir(type(program)) if not k.startswith("_")}, **vars(program)}.items()
+        if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)) and not isinstance(v, EdgeDir)
+        and k not in ("dynamic",)
+    }
+    ctx_names = ["iteration", "num_vertices", "num_edges", *aggs]
+    known = {
+        "vertex": list(fields) + list(BUILTIN_VERTEX_FIELDS),
+        "edge": list(edge_fields) + graph_cols,
+        "ctx": ctx_names,
+        "self": list(params),
+    }
+    used_builtins: set[str] = set()
+    for name, fn in fns.items():
+        if fn is not None:
+            _check_attributes(cls_name, name, fn, _METHODS[name][0], known)
+            used_builtins |= {b for b in BUILTIN_VERTEX_FIELDS if _reads(fn, b)}
+    vfields = [(k, t) for k, t in fields.items()] + [(b, BUILTIN_VERTEX_FIELDS[b]) for b in sorted(used_builtins)]
+    gt = _scalar_dtype(program.gather_type, f"{cls_name}.gather_type")
+    out = program.output or next(iter(fields))
+    if out not in fields:
+        raise ProgramError(f"{cls_name}.output = {out!r} is not a vertex_data field ({list(fields)})")
+    pdt = np.dtype([(k, np.float64 if isinstance(v, float | np.floating) else (np.bool_ if isinstance(v, bool | np.bool_) else np.int64)) for k, v in params.items()] or [("_", np.uint8)])
+    edt_fields = [(k, graph.edata[k].dtype) for k in graph_cols] + list(edge_fields.items())
+    return ProgramSpec(
+        program=program,
+        name=cls_name,
+        vertex_dtype=np.dtype(vfields),
+        edge_fields=edge_fields,
+        graph_edge_fields=graph_cols,
+        param_dtype=pdt,
+        ctx_dtype=np.dtype([("iteration", np.int64), ("num_vertices", np.int64), ("num_edges", np.int64)] + [(k, np.float64) for k in aggs]),
+        gather_type=gt,
+        gather_zero=gt.type(program.gather_zero),
+        functions={k: v for k, v in fns.items() if v is not None},
+        agg_names=list(aggs),
+        agg_ops=tuple(AGG_OPS[o] for o in aggs.values()),
+        agg_scalar=len(aggs) == 1,
+        output=out,
+        builtins=sorted(used_builtins),
+        edge_dtype=np.dtype(edt_fields) if edt_fields else None,
+    )
+
+
+def _reads(fn: Any, attr: str) -> bool:
+    return attr in fn.__code__.co_names
