@@ -25,12 +25,12 @@ _NOISE = re.compile(r"^(Failed in .* pipeline|During: |No implementation of func
 
 
 def _summarize(err: Exception) -> str:
-    lines = [ln.rstrip() for ln in str(err).splitlines()]
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(err))
+    lines = [ln.rstrip() for ln in text.splitlines()]
     keep = [ln for ln in lines if not _NOISE.match(ln)]
     what = next((ln.strip() for ln in keep if not ln.lstrip().startswith("File ") and "<source" not in ln), "")
-    where = next((ln.strip() for ln in keep if ln.lstrip().startswith("File ")), "")
-    msg = re.sub(r"\x1b\[[0-9;]*m", "", what)
-    return f"{msg} [{where}]" if where else msg
+    loc = re.search(r'File "([^"]+)", line (\d+)', text) or re.search(r" at (\S+) \((\d+)\)", text)
+    return f"{what} (at {loc.group(1)}:{loc.group(2)})" if loc else what
 
 
 def _compile(fn: Any, argtypes: tuple) -> Any:

@@ -328,10 +328,10 @@ class Graph:
             ok[ok] = self.ids[out[ok]] == qq[ok]
             if not ok.all():
                 raise GraphError(
-                    f"Unknown vertex id {q[~ok][0]!r}: it is not in the graph "
+                    f"Unknown vertex id {q[~ok][0].item()!r}: it is not in the graph "
                     f"({self.num_vertices} vertices, ids {self.ids[0]}..{self.ids[-1]})"
                     if self.num_vertices
-                    else f"Unknown vertex id {q[~ok][0]!r}: the graph is empty"
+                    else f"Unknown vertex id {q[~ok][0].item()!r}: the graph is empty"
                 )
         return int(out[0]) if scalar else out
 

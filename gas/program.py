@@ -101,7 +101,7 @@ class VertexProgram:
 
     >>> import numpy as np, gas
     >>> class MyPageRank(gas.VertexProgram):
-    ...     vertex_data = {"rank": np.float64}
+    ...     vertex_data = {"rank": np.float64, "change": np.float64}
     ...     gather_edges = gas.IN
     ...     dynamic = False
     ...     aggregates = {"dangling": "sum", "change": "sum"}
@@ -119,7 +119,6 @@ class VertexProgram:
     ...         return (v.rank if v.out_degree == 0 else 0.0), v.change
     ...     def converged(self, ctx):
     ...         return ctx.iteration > 0 and ctx.change < ctx.num_vertices * self.tol
-    >>> MyPageRank.vertex_data["change"] = np.float64
     >>> g = gas.Graph.from_edges([0, 1, 2], [1, 2, 0])
     >>> res = gas.run(g, MyPageRank(), max_iter=100)
     >>> np.round(res.output, 6).tolist()
@@ -191,7 +190,7 @@ def _scalar_dtype(value: Any, what: str) -> np.dtype:
 
 def _suggest(name: str, known: list[str]) -> str:
     close = difflib.get_close_matches(name, known, n=1)
-    return f"; did you mean '{close[0]}'?" if close else ""
+    return f"; did you mean '{close[0]}'?" if close else "."
 
 
 def _check_attributes(
@@ -202,6 +201,7 @@ def _check_attributes(
         src = textwrap.dedent(inspect.getsource(fn))
         tree = ast.parse(src)
         line0 = fn.__code__.co_firstlineno
+        where = fn.__code__.co_filename
     except (OSError, TypeError, SyntaxError):
         return  # no source (REPL, exec): Numba's typing still catches it, translated below
     params = [a.arg for a in tree.body[0].args.args] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else []
@@ -229,8 +229,8 @@ def _check_attributes(
                 else:
                     fix = "declare aggregates to add context fields"
                 raise ProgramError(
-                    f"{cls_name}.{method} (line {line0 + node.lineno - 1}) uses unknown {what} "
-                    f"'{node.value.id}.{node.attr}'{hint}. Known: {sorted(names)}. Fix: {fix}."
+                    f"{cls_name}.{method} ({where}:{line0 + node.lineno - 1}) uses unknown {what} "
+                    f"'{node.value.id}.{node.attr}'{hint} Known: {sorted(names)}. Fix: {fix}."
                 )
 
 
@@ -308,7 +308,7 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
     params = {
         k: v for k, v in {**{k: getattr(type(program), k) for k in dir(type(program)) if not k.startswith("_")}, **vars(program)}.items()
         if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)) and not isinstance(v, EdgeDir)
-        and k not in ("dynamic",)
+        and (k in vars(program) or k not in vars(VertexProgram))
     }
     ctx_names = ["iteration", "num_vertices", "num_edges", *aggs]
     known = {

@@ -16,3 +16,28 @@ def shared_path(relative: str) -> Path:
     if not p.exists():
         pytest.skip(f"shared dataset {relative} not found under {SHARED} (a user's clone has no ../shared)")
     return p
+
+
+def read_edges_python(path: Path) -> list[tuple[int, int]]:
+    """Independent reader for oracle graphs: plain Python gzip/open + str.split, no gaslab code."""
+    import gzip
+
+    opener = gzip.open if str(path).endswith(".gz") else open
+    edges = []
+    with opener(path, "rt") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line[0] in "#%":
+                continue
+            parts = line.replace(",", " ").split()
+            edges.append((int(parts[0]), int(parts[1])))
+    return edges
+
+
+def nx_digraph(path: Path):
+    """A networkx DiGraph of a shared edge list, built without gaslab."""
+    import networkx as nx
+
+    G = nx.DiGraph()
+    G.add_edges_from(read_edges_python(path))
+    return G

@@ -1,0 +1,261 @@
+"""The ``gas`` command: one entry point, a subcommand per workload.
+
+Every subcommand loads FILE (an edge list, optionally compressed, or a ``.npz`` saved by
+``gas.save``), shows progress per superstep on stderr, and writes ``id<TAB>value`` for every
+vertex with ORIGINAL ids, atomically, when ``--output`` is given. Errors are one line on stderr
+(with a hint) and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from gas.errors import GasError
+from gas.io.atomic import atomic_open
+
+__all__ = ["main", "build_parser"]
+
+
+class _Fmt(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def _progress(quiet: bool) -> Callable[[dict[str, Any]], None] | None:
+    if quiet:
+        return None
+    start = time.perf_counter()
+
+    def show(stat: dict[str, Any]) -> None:
+        extra = ""
+        if "change" in stat:
+            extra = f"  residual {stat['change']:.3e}"
+        print(
+            f"iter {stat['iteration']:4d}  active {stat['active']:>10,d}  edges {stat['edges']:>12,d}"
+            f"{extra}  {stat['seconds']:.3f} s  (total {time.perf_counter() - start:.2f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return show
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from gas.io import load
+
+    t0 = time.perf_counter()
+    g = load(args.file, dedupe=not args.keep_duplicates, skip_rows=args.skip_rows)
+    if not args.quiet:
+        print(
+            f"loaded {args.file}: {g.num_vertices:,d} vertices, {g.num_edges:,d} edges"
+            f"{' (weighted)' if g.weights is not None else ''} in {time.perf_counter() - t0:.2f} s",
+            file=sys.stderr,
+        )
+    return g
+
+
+def write_values(path: str, ids: np.ndarray, values: np.ndarray, fmt: str) -> None:
+    """Write ``id<TAB>value`` lines atomically (``fmt`` is a %-format for the value)."""
+    line = "%s\t" + fmt + "\n"
+    with atomic_open(path) as f:
+        chunk = 1 << 16
+        id_list = ids.tolist()
+        val_list = values.tolist()
+        for i in range(0, len(id_list), chunk):
+            f.write("".join(line % p for p in zip(id_list[i : i + chunk], val_list[i : i + chunk])))
+
+
+def _finish(args: argparse.Namespace, g: Any, values: np.ndarray, fmt: str, label: str) -> None:
+    if args.output:
+        write_values(args.output, g.ids, values, fmt)
+        if not args.quiet:
+            print(f"wrote {g.num_vertices:,d} lines to {args.output}", file=sys.stderr)
+
+
+def _cmd_pagerank(args: argparse.Namespace) -> int:
+    from gas.algorithms import pagerank
+
+    g = _load(args)
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ranks, res = pagerank(
+            g,
+            alpha=args.alpha,
+            tol=args.tol,
+            max_iter=args.max_iter,
+            weight="weight" if (args.weighted and g.weights is not None) else None,
+            threads=args.threads,
+            progress=_progress(args.quiet),
+            return_result=True,
+        )
+    for w in caught:
+        print(f"gas: warning: {w.message}", file=sys.stderr)
+    if not args.quiet:
+        secs = sum(s["seconds"] for s in res.stats)
+        print(f"{res.iterations} iterations in {secs:.2f} s", file=sys.stderr)
+    _finish(args, g, ranks, "%.17g", "score")
+    if args.top:
+        order = np.argsort(-ranks, kind="stable")[: args.top]
+        print("id\tscore")
+        for v in order.tolist():
+            print(f"{g.ids[v]}\t{ranks[v]:.17g}")
+    return 0
+
+
+def _cmd_cc(args: argparse.Namespace) -> int:
+    from gas.algorithms import connected_components
+
+    g = _load(args)
+    comp = connected_components(g, threads=args.threads, progress=_progress(args.quiet))
+    labels, sizes = np.unique(comp, return_counts=True)
+    print(f"components\t{labels.size}")
+    if sizes.size:
+        print(f"largest\t{int(sizes.max())}")
+    if args.top:
+        order = np.argsort(-sizes, kind="stable")[: args.top]
+        print("component\tsize")
+        for i in order.tolist():
+            print(f"{labels[i]}\t{sizes[i]}")
+    _finish(args, g, comp, "%s", "component")
+    return 0
+
+
+def _cmd_sssp(args: argparse.Namespace) -> int:
+    from gas.algorithms import sssp
+
+    g = _load(args)
+    src = _parse_id(args.source, g)
+    dist = sssp(
+        g,
+        src,
+        weight=None if args.hops else "weight",
+        threads=args.threads,
+        progress=_progress(args.quiet),
+    )
+    reach = np.isfinite(dist)
+    kind = "hops" if (args.hops or g.weights is None) else "weighted"
+    print(f"source\t{args.source}\nmode\t{kind}\nreachable\t{int(reach.sum())}")
+    if reach.any():
+        print(f"max_distance\t{float(dist[reach].max()):.17g}")
+    _finish(args, g, dist, "%.17g", "distance")
+    return 0
+
+
+def _parse_id(text: str, g: Any) -> Any:
+    if g.ids.dtype == object:
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise GasError(f"Expected --source to be an integer vertex id (got {text!r})") from None
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    g = _load(args)
+    info = g.info()
+    rows = [
+        ("vertices", f"{info['vertices']:,d}"),
+        ("edges", f"{info['edges']:,d}"),
+        ("self_loops", f"{info['self_loops']:,d}"),
+        (
+            "duplicate_edges",
+            f"{info['duplicate_edges']:,d}" + (" (collapsed)" if not args.keep_duplicates else ""),
+        ),
+        ("weighted", str(info["weighted"])),
+    ]
+    for key in ("out_degree", "in_degree", "degree"):
+        lo, med, hi = info[key]
+        rows.append((key, f"min {lo}  median {med:g}  max {hi}"))
+    rows.append(("memory", f"{info['memory_bytes'] / 2**20:.2f} MiB"))
+    for k, v in rows:
+        print(f"{k}\t{v}")
+    return 0
+
+
+def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
+    p.add_argument("file", metavar="FILE", help="edge list (.txt/.tsv/.csv, .gz/.bz2) or .npz")
+    if output:
+        p.add_argument("--output", "-o", metavar="PATH", default=None, help="write id<TAB>value lines here (atomically)")
+        p.add_argument("--threads", type=int, default=None, help="Numba threads (default: all cores)")
+    p.add_argument("--skip-rows", type=int, default=0, help="skip this many leading lines (e.g. a CSV header)")
+    p.add_argument("--keep-duplicates", action="store_true", help="keep repeated edges as parallel edges")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``gas`` command (subcommands registered here)."""
+    parser = argparse.ArgumentParser(
+        prog="gas",
+        description="gaslab: Gather-Apply-Scatter graph analytics compiled with Numba.",
+        formatter_class=_Fmt,
+    )
+    from gas import __version__
+
+    parser.add_argument("--version", action="version", version=f"gaslab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("pagerank", help="PageRank (networkx normalization)", formatter_class=_Fmt,
+                       description="PageRank of every vertex; scores sum to 1.")
+    _common(p)
+    p.add_argument("--alpha", type=float, default=0.85, help="damping factor")
+    p.add_argument("--tol", type=float, default=1e-6, help="stop when the L1 change < num_vertices * tol")
+    p.add_argument("--max-iter", type=int, default=100, help="most iterations")
+    p.add_argument("--top", type=int, default=10, help="print the top K vertices (0: none)")
+    p.add_argument("--weighted", action="store_true", help="use the third column as edge weights")
+    p.set_defaults(func=_cmd_pagerank)
+
+    p = sub.add_parser("cc", help="weakly connected components", formatter_class=_Fmt,
+                       description="Component of every vertex = smallest original id in it.")
+    _common(p)
+    p.add_argument("--top", type=int, default=0, help="print the K largest components")
+    p.set_defaults(func=_cmd_cc)
+
+    p = sub.add_parser("sssp", help="single-source shortest paths", formatter_class=_Fmt,
+                       description="Distances from --source (weighted if the file has a third column, "
+                       "else hop counts); unreachable = inf.")
+    _common(p)
+    p.add_argument("--source", required=True, metavar="ID", help="original id of the source vertex")
+    p.add_argument("--hops", action="store_true", help="count hops even if the file has weights")
+    p.set_defaults(func=_cmd_sssp)
+
+    p = sub.add_parser("info", help="graph statistics", formatter_class=_Fmt,
+                       description="Vertices, edges, self-loops, duplicates, degrees, memory.")
+    _common(p, output=False)
+    p.set_defaults(func=_cmd_info)
+
+    try:
+        from gas.partition import cli as partition_cli
+    except ImportError:
+        partition_cli = None
+    if partition_cli is not None and hasattr(partition_cli, "register"):
+        partition_cli.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``gas`` command; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except GasError as exc:
+        print(f"gas: error: {exc}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"gas: error: {exc.filename or exc}: file not found", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gas: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
