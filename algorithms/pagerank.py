@@ -139,7 +139,7 @@ def pagerank(
                 f"edge columns: {sorted(G.edata)})"
             )
         eng = SyncEngine(G, WeightedPageRankProgram(alpha, tol), threads=threads, debug=debug)
-        eng.vd["out_weight"] = np.bincount(G.src, weights=G.edata[weight], minlength=G.num_vertices)
+        eng.columns["out_weight"][:] = np.bincount(G.src, weights=G.edata[weight], minlength=G.num_vertices)
     else:
         eng = SyncEngine(G, PageRankProgram(alpha, tol), threads=threads, debug=debug)
     res = eng.run(max_iter, progress=progress)

@@ -80,27 +80,26 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
         f"GATHER_OUT = {g in (EdgeDir.OUT, EdgeDir.ALL)}",
         f"SCATTER_IN = {s in (EdgeDir.IN, EdgeDir.ALL)}",
         f"SCATTER_OUT = {s in (EdgeDir.OUT, EdgeDir.ALL)}",
-        f"EDGE_STRIDE = {1 if spec.edge_dtype is not None else 0}",
         f"NUM_AGG = {len(spec.agg_names)}",
         f"AGG_OPS = {tuple(spec.agg_ops) or (0,)}",
         "_gather = _wrap(_F.get('gather'))",
         "_apply = _wrap(_F.get('apply'))",
         "_scatter = _wrap(_F.get('scatter'))",
         "_aggregate = _wrap(_F.get('aggregate'))",
-        "def _default_sum(p, a, b):",
+        "def _default_sum(p, VC, EC, a, b):",
         "    return a + b",
-        "def _default_init(p, v, ctx):",
+        "def _default_init(p, VC, EC, v, ctx):",
         "    pass",
         "_sum = _wrap(_F.get('sum') or _default_sum)",
         "_init = _wrap(_F.get('init') or _default_init)",
     ]
-    if spec.agg_scalar:
-        body = "(np.float64(_aggregate(p, v)),)"
+    if len(spec.agg_names) == 1:
+        body = "(np.float64(_aggregate(p, VC, EC, v)),)"
     else:
         parts = ", ".join(f"np.float64(r[{j}])" for j in range(len(spec.agg_names)))
         body = f"({parts},)" if spec.agg_names else "(0.0,)"
-    lines += ["@njit", "def _agg_tuple(p, v):"]
-    lines += ["    r = _aggregate(p, v)"] if len(spec.agg_names) > 1 else []
+    lines += ["@njit", "def _agg_tuple(p, VC, EC, v):"]
+    lines += ["    r = _aggregate(p, VC, EC, v)"] if len(spec.agg_names) > 1 else []
     lines += [f"    return {body}"]
     return "\n".join(lines) + "\n\n"
 
@@ -111,9 +110,10 @@ def kernel_key(spec: ProgramSpec, jit: bool) -> str:
     h.update(_header(spec, jit).encode())
     for name in sorted(spec.functions):
         h.update(name.encode())
-        _code_key(spec.functions[name], h, set())
-    for dt in (spec.vertex_dtype, spec.edge_dtype, spec.param_dtype, spec.ctx_dtype, spec.gather_type):
-        h.update(repr(dt).encode())
+        h.update(spec.functions[name].__gas_source__.encode())
+        _code_key(spec.originals[name], h, set())
+    for item in (spec.vertex_columns, spec.edge_columns, spec.param_dtype, spec.ctx_dtype, spec.gather_type):
+        h.update(repr(item).encode())
     h.update(f"{numba.__version__} {np.__version__} {sys.version_info[:2]}".encode())
     return h.hexdigest()[:20]
 

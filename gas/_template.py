@@ -2,28 +2,30 @@
 """Generic GAS kernels, specialised per vertex program by :mod:`gas._codegen`.
 
 This file is not imported as a module: its text is appended to a generated header that binds
-the program's compiled functions (``_gather``, ``_sum``, ``_apply``, ``_scatter``, ``_init``,
-``_aggregate``) and compile-time constants (``GATHER_IN``, ``GATHER_OUT``, ``SCATTER_IN``,
-``SCATTER_OUT``, ``EDGE_STRIDE``, ``NUM_AGG``, ``AGG_OPS``), so each program gets kernels that
-Numba can cache on disk. In debug mode ``njit`` is the identity and ``prange`` is ``range``, so
-the same code runs as plain Python.
+the program's rewritten functions (``_gather``, ``_sum``, ``_apply``, ``_scatter``, ``_init``,
+``_agg_tuple``) and compile-time constants (``GATHER_IN``, ``GATHER_OUT``, ``SCATTER_IN``,
+``SCATTER_OUT``, ``NUM_AGG``, ``AGG_OPS``), so each program gets kernels that Numba can cache on
+disk. In debug mode ``njit`` is the identity and ``prange`` is ``range``, so the same code runs
+as plain Python.
 
-Every kernel walks degree-balanced vertex ranges ``chunks[c]:chunks[c+1]`` in a ``prange``; a
-vertex is written only by the thread that owns its range (signals are idempotent byte stores).
+Vertex and edge data are tuples of column arrays (``VC``, ``EC``); user functions receive them
+with integer vertex and edge ids. Every kernel walks degree-balanced vertex ranges
+``chunks[c]:chunks[c+1]`` in a ``prange``; a vertex's data and its gather total are written only
+by the thread that owns its range (signals are idempotent byte stores).
 """
 
 
 @njit(parallel=True, cache=True)
-def k_init(chunks, vd, params, ctx):
+def k_init(chunks, VC, EC, params, ctx):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]
         cx = ctx[0]
         for v in range(chunks[c], chunks[c + 1]):
-            _init(p, vd[v], cx)
+            _init(p, VC, EC, v, cx)
 
 
 @njit(parallel=True, cache=True)
-def k_gather(chunks, active, vd, ed, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero):
+def k_gather(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]
         for v in range(chunks[c], chunks[c + 1]):
@@ -31,25 +33,41 @@ def k_gather(chunks, active, vd, ed, params, out_indptr, dst, in_indptr, in_src,
                 a = zero[0]
                 if GATHER_IN:
                     for k in range(in_indptr[v], in_indptr[v + 1]):
-                        a = _sum(p, a, _gather(p, vd[v], ed[in_eid[k] * EDGE_STRIDE], vd[in_src[k]]))
+                        a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, in_eid[k], in_src[k]))
                 if GATHER_OUT:
                     for e in range(out_indptr[v], out_indptr[v + 1]):
-                        a = _sum(p, a, _gather(p, vd[v], ed[e * EDGE_STRIDE], vd[dst[e]]))
+                        a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, e, dst[e]))
                 acc[v] = a
 
 
 @njit(parallel=True, cache=True)
-def k_apply(chunks, active, vd, params, acc, ctx):
+def k_gather_all(chunks, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero):
+    """``k_gather`` when every vertex is active (no test per vertex)."""
+    for c in prange(chunks.shape[0] - 1):
+        p = params[0]
+        for v in range(chunks[c], chunks[c + 1]):
+            a = zero[0]
+            if GATHER_IN:
+                for k in range(in_indptr[v], in_indptr[v + 1]):
+                    a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, in_eid[k], in_src[k]))
+            if GATHER_OUT:
+                for e in range(out_indptr[v], out_indptr[v + 1]):
+                    a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, e, dst[e]))
+            acc[v] = a
+
+
+@njit(parallel=True, cache=True)
+def k_apply(chunks, active, VC, EC, params, acc, ctx):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]
         cx = ctx[0]
         for v in range(chunks[c], chunks[c + 1]):
             if active[v]:
-                _apply(p, vd[v], acc[v], cx)
+                _apply(p, VC, EC, v, acc[v], cx)
 
 
 @njit(parallel=True, cache=True)
-def k_scatter(chunks, active, vd, ed, params, out_indptr, dst, in_indptr, in_src, in_eid, signal):
+def k_scatter(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, signal):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]
         for v in range(chunks[c], chunks[c + 1]):
@@ -57,24 +75,24 @@ def k_scatter(chunks, active, vd, ed, params, out_indptr, dst, in_indptr, in_src
                 if SCATTER_OUT:
                     for e in range(out_indptr[v], out_indptr[v + 1]):
                         u = dst[e]
-                        if _scatter(p, vd[v], ed[e * EDGE_STRIDE], vd[u]):
+                        if _scatter(p, VC, EC, v, e, u):
                             signal[u] = 1
                 if SCATTER_IN:
                     for k in range(in_indptr[v], in_indptr[v + 1]):
                         u = in_src[k]
-                        if _scatter(p, vd[v], ed[in_eid[k] * EDGE_STRIDE], vd[u]):
+                        if _scatter(p, VC, EC, v, in_eid[k], u):
                             signal[u] = 1
 
 
 @njit(parallel=True, cache=True)
-def k_aggregate(chunks, vd, params, out):
+def k_aggregate(chunks, VC, EC, params, out):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]
         for j in range(NUM_AGG):
             op = AGG_OPS[j]
             out[c, j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
         for v in range(chunks[c], chunks[c + 1]):
-            t = _agg_tuple(p, vd[v])
+            t = _agg_tuple(p, VC, EC, v)
             for j in range(NUM_AGG):
                 op = AGG_OPS[j]
                 x = t[j]

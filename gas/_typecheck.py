@@ -49,20 +49,20 @@ def _fits(ret: Any, want: np.dtype) -> bool:
     return False
 
 
-def typecheck(spec: ProgramSpec, vd: np.ndarray, ed: np.ndarray, params: np.ndarray, ctx: np.ndarray) -> None:
+def typecheck(spec: ProgramSpec, VC: tuple, EC: tuple, params: np.ndarray, ctx: np.ndarray) -> None:
     """Compile every method of ``spec`` with the engine's argument types; raise ProgramError."""
-    vt = numba.typeof(vd).dtype
-    et = numba.typeof(ed).dtype
+    vc, ec = numba.typeof(VC), numba.typeof(EC)
     pt = numba.typeof(params).dtype
     ct = numba.typeof(ctx).dtype
     gt = numba.from_dtype(spec.gather_type)
+    i = types.int64
     argtypes = {
-        "init": (pt, vt, ct),
-        "gather": (pt, vt, et, vt),
-        "sum": (pt, gt, gt),
-        "apply": (pt, vt, gt, ct),
-        "scatter": (pt, vt, et, vt),
-        "aggregate": (pt, vt),
+        "init": (pt, vc, ec, i, ct),
+        "gather": (pt, vc, ec, i, i, i),
+        "sum": (pt, vc, ec, gt, gt),
+        "apply": (pt, vc, ec, i, gt, ct),
+        "scatter": (pt, vc, ec, i, i, i),
+        "aggregate": (pt, vc, ec, i),
     }
     for name, fn in spec.functions.items():
         where = f"{spec.name}.{name}"

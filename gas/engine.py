@@ -132,7 +132,7 @@ class SyncEngine:
         self._alloc()
         self._checked = debug or is_known_good(self.spec)
         if not self._checked:
-            typecheck(self.spec, self.vd, self.ed, self.params, self.ctx)
+            typecheck(self.spec, self.VC, self.EC, self.params, self.ctx)
         self.k = load_kernels(self.spec, jit=not debug)
         gdir = EdgeDir(program.gather_edges)
         sdir = EdgeDir(program.scatter_edges)
@@ -147,41 +147,46 @@ class SyncEngine:
 
     def _alloc(self) -> None:
         g, spec = self.graph, self.spec
-        vd = np.zeros(g.num_vertices, spec.vertex_dtype)
-        if "vid" in spec.builtins:
-            vd["vid"] = self.partition.global_ids
-        if "out_degree" in spec.builtins:
-            vd["out_degree"] = g.out_degree
-        if "in_degree" in spec.builtins:
-            vd["in_degree"] = g.in_degree
-        if spec.edge_dtype is not None:
-            ed = np.zeros(g.num_edges, spec.edge_dtype)
-            for k in spec.graph_edge_fields:
-                ed[k] = g.edata[k]
-        else:
-            ed = np.zeros(1, [("_", np.uint8)])
+        n = g.num_vertices
+        cols: dict[str, np.ndarray] = {}
+        for name, dt in spec.vertex_columns:
+            if name == "out_degree":
+                cols[name] = g.out_degree.astype(np.int64)
+            elif name == "in_degree":
+                cols[name] = g.in_degree.astype(np.int64)
+            else:
+                cols[name] = np.zeros(n, dt)
+        ecols: dict[str, np.ndarray] = {}
+        for name, dt in spec.edge_columns:
+            if name in spec.graph_edge_fields:
+                ecols[name] = np.ascontiguousarray(g.edata[name], dtype=dt)
+            else:
+                ecols[name] = np.zeros(g.num_edges, dt)
+        self.columns = cols
+        self.edge_columns = ecols
+        self.VC = tuple(cols[k] for k, _ in spec.vertex_columns)
+        self.EC = tuple(ecols[k] for k, _ in spec.edge_columns)
         self.params = spec.params()
         self.ctx = np.zeros(1, spec.ctx_dtype)
         self.ctx["num_vertices"] = self.partition.num_global_vertices
         self.ctx["num_edges"] = self.partition.num_global_edges
-        self.acc = np.zeros(g.num_vertices, spec.gather_type)
+        self.acc = np.zeros(n, spec.gather_type)
         self.zero = np.array([spec.gather_zero], spec.gather_type)
         if self.debug:
-            vd, ed = vd.view(np.recarray), ed.view(np.recarray)
             self.params = self.params.view(np.recarray)
             self.ctx = self.ctx.view(np.recarray)
-        self.vd, self.ed = vd, ed
 
     def _aggregate(self) -> dict[str, float]:
         spec = self.spec
         if not spec.agg_names:
             return {}
         part = np.empty((self.chunks.shape[0] - 1, len(spec.agg_names)), np.float64)
-        self.k.k_aggregate(self.chunks, self.vd, self.params, part)
-        vals = np.empty(len(spec.agg_names), np.float64)
-        for j, op in enumerate(spec.agg_ops):
-            col = part[:, j]
-            vals[j] = col.sum() if op == 0 else (col.max() if op == 1 else col.min()) if col.size else 0.0
+        self.k.k_aggregate(self.chunks, self.VC, self.EC, self.params, part)
+        vals = np.zeros(len(spec.agg_names), np.float64)
+        if part.shape[0]:
+            for j, op in enumerate(spec.agg_ops):
+                col = part[:, j]
+                vals[j] = col.sum() if op == 0 else (col.max() if op == 1 else col.min())
         vals = self.exchange.allreduce(vals, spec.agg_ops)
         out = {}
         for j, name in enumerate(spec.agg_names):
@@ -211,24 +216,33 @@ class SyncEngine:
             raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
         g, k, prog = self.graph, self.k, self.program
         n = g.num_vertices
-        act = np.zeros(n, np.uint8)
+        all_on = np.ones(n, np.uint8)
         if active is None:
-            act[:] = 1
+            act = all_on
         else:
+            act = np.zeros(n, np.uint8)
             a = np.asarray(active)
             if a.dtype == np.bool_ and a.shape == (n,):
                 act[a] = 1
             else:
-                act[a.astype(np.int64)] = 1
+                ids = a.astype(np.int64).ravel()
+                if ids.size and (ids.min() < 0 or ids.max() >= n):
+                    raise GasError(f"Expected active vertex ids in 0..{n - 1} (got {ids.min()}..{ids.max()})")
+                act[ids] = 1
         dynamic = bool(prog.dynamic)
+        gathers = prog.gather_edges != EdgeDir.NONE
+        scatters = prog.scatter_edges != EdgeDir.NONE
         conv_fn = getattr(prog, "converged", None)
         ctx_view = self.ctx.view(np.recarray)[0]
+        total_gather = int(self._gather_deg.sum())
+        signal = np.zeros(n, np.uint8) if scatters else None
         stats: list[dict[str, Any]] = []
         converged = False
         it = 0
+        VC, EC, P, C, ch = self.VC, self.EC, self.params, self.ctx, self.chunks
         with num_threads(1 if self.debug else self.threads):
             self.ctx["iteration"] = 0
-            k.k_init(self.chunks, self.vd, self.params, self.ctx)
+            k.k_init(ch, VC, EC, P, C)
             aggs = self._aggregate()
             count = self.exchange.allreduce_count(int(np.count_nonzero(act)))
             while it < max_iter:
@@ -237,22 +251,26 @@ class SyncEngine:
                     break
                 t0 = time.perf_counter()
                 self.ctx["iteration"] = it
-                edges = int(np.dot(act.astype(np.int64), self._gather_deg)) if np.ndim(self._gather_deg) else 0
-                if prog.gather_edges != EdgeDir.NONE:
-                    k.k_gather(self.chunks, act, self.vd, self.ed, self.params, g.out_indptr, g.dst,
-                               g.in_indptr, g.in_src, g.in_eid, self.acc, self.zero)
+                everyone = act is all_on
+                edges = total_gather if everyone else int(self._gather_deg[act.view(np.bool_)].sum())
+                if gathers:
+                    if everyone:
+                        k.k_gather_all(ch, VC, EC, P, g.out_indptr, g.dst, g.in_indptr, g.in_src,
+                                       g.in_eid, self.acc, self.zero)
+                    else:
+                        k.k_gather(ch, act, VC, EC, P, g.out_indptr, g.dst, g.in_indptr, g.in_src,
+                                   g.in_eid, self.acc, self.zero)
                     self.exchange.reduce_gather(self.acc, act, 0)
                 else:
-                    self.acc[:] = self.zero[0]
-                k.k_apply(self.chunks, act, self.vd, self.params, self.acc, self.ctx)
-                self.exchange.sync_vertices(self.vd, act)
-                signal = np.zeros(n, np.uint8)
-                if prog.scatter_edges != EdgeDir.NONE:
-                    k.k_scatter(self.chunks, act, self.vd, self.ed, self.params, g.out_indptr, g.dst,
-                                g.in_indptr, g.in_src, g.in_eid, signal)
+                    self.acc.fill(self.zero[0])
+                k.k_apply(ch, act, VC, EC, P, self.acc, C)
+                self.exchange.sync_vertices(VC, act)
+                if scatters:
+                    signal = np.zeros(n, np.uint8)
+                    k.k_scatter(ch, act, VC, EC, P, g.out_indptr, g.dst, g.in_indptr, g.in_src,
+                                g.in_eid, signal)
                     self.exchange.reduce_signals(signal)
                 aggs = self._aggregate()
-                self.ctx["iteration"] = it
                 stat = {"iteration": it, "active": count, "edges": edges,
                         "seconds": time.perf_counter() - t0, **aggs}
                 stats.append(stat)
@@ -262,18 +280,23 @@ class SyncEngine:
                 if conv_fn is not None and bool(conv_fn(ctx_view)):
                     converged = True
                     break
-                act = signal if dynamic else np.ones(n, np.uint8)
-                count = self.exchange.allreduce_count(int(np.count_nonzero(act)))
+                if dynamic:
+                    act = signal if signal is not None else np.zeros(n, np.uint8)
+                    count = self.exchange.allreduce_count(int(np.count_nonzero(act)))
+                else:
+                    act = all_on
+                    count = self.exchange.allreduce_count(n)
             else:
                 converged = count == 0
         if not self._checked:
             mark_good(self.spec)
             self._checked = True
-        vd = np.asarray(self.vd).view(np.ndarray) if self.debug else self.vd
-        vd = vd.view(self.spec.vertex_dtype) if self.debug else vd
+        vdata = np.zeros(n, self.spec.vertex_dtype)
+        for name in vdata.dtype.names:
+            vdata[name] = self.columns[name]
         return RunResult(
-            vertex_data=vd,
-            output=np.array(vd[self.spec.output]),
+            vertex_data=vdata,
+            output=self.columns[self.spec.output].copy(),
             iterations=it,
             converged=converged,
             stats=stats,

@@ -25,12 +25,9 @@ read-only ``vid`` (the internal vertex id), ``out_degree`` and ``in_degree``. Ed
 
 from __future__ import annotations
 
-import ast
-import difflib
 import enum
 import inspect
-import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -138,24 +135,32 @@ class VertexProgram:
 
 @dataclass
 class ProgramSpec:
-    """Everything the engine needs about a validated program (dtypes, functions, flags)."""
+    """Everything the engine needs about a validated program (columns, functions, flags).
+
+    ``vertex_columns`` / ``edge_columns`` list ``(name, dtype)`` in the order of the column
+    tuples ``_VC`` / ``_EC`` the rewritten methods index; ``functions`` maps method names to
+    the rewritten functions ``f(self, _VC, _EC, ...)``.
+    """
 
     program: VertexProgram
     name: str
-    vertex_dtype: np.dtype
-    edge_fields: dict[str, np.dtype]
+    vertex_columns: list[tuple[str, np.dtype]]
+    builtin_columns: list[str]
+    edge_columns: list[tuple[str, np.dtype]]
     graph_edge_fields: list[str]
     param_dtype: np.dtype
     ctx_dtype: np.dtype
     gather_type: np.dtype
     gather_zero: Any
     functions: dict[str, Any]
+    originals: dict[str, Any]
     agg_names: list[str]
     agg_ops: tuple[int, ...]
-    agg_scalar: bool
     output: str
-    builtins: list[str] = field(default_factory=list)
-    edge_dtype: np.dtype | None = None
+
+    @property
+    def vertex_dtype(self) -> np.dtype:
+        return np.dtype([(k, t) for k, t in self.vertex_columns if k not in self.builtin_columns])
 
     def params(self) -> np.ndarray:
         """The program's numeric attributes as a 1-element structured array."""
@@ -171,10 +176,16 @@ def _overridden(program: VertexProgram, name: str) -> Any:
     base = getattr(VertexProgram, name, None)
     if fn is None or fn is base:
         return None
-    if isinstance(fn, (staticmethod, classmethod)):
-        raise ProgramError(f"{type(program).__name__}.{name} must be a plain method, not a {type(fn).__name__}")
-    if not callable(fn):
-        raise ProgramError(f"{type(program).__name__}.{name} must be a method (got {type(fn).__name__})")
+    raw = inspect.getattr_static(type(program), name)
+    if isinstance(raw, (staticmethod, classmethod)):
+        raise ProgramError(
+            f"{type(program).__name__}.{name} must be a plain method, not a {type(raw).__name__}"
+        )
+    if not inspect.isfunction(fn):
+        raise ProgramError(
+            f"{type(program).__name__}.{name} must be a method defined with def "
+            f"(got {type(fn).__name__})"
+        )
     return fn
 
 
@@ -182,56 +193,39 @@ def _scalar_dtype(value: Any, what: str) -> np.dtype:
     try:
         dt = np.dtype(value)
     except TypeError:
-        raise ProgramError(f"Expected {what} to be a numpy scalar type such as np.float64 (got {value!r})") from None
+        raise ProgramError(
+            f"Expected {what} to be a numpy scalar type such as np.float64 (got {value!r})"
+        ) from None
     if dt.kind not in "biuf" or dt.shape:
         raise ProgramError(f"Expected {what} to be a numeric or bool scalar type (got {dt})")
     return dt
 
 
-def _suggest(name: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(name, known, n=1)
-    return f"; did you mean '{close[0]}'?" if close else "."
+def _param_fields(program: VertexProgram) -> dict[str, Any]:
+    """Numeric attributes of the instance and its class (not the base class's settings)."""
+    out: dict[str, Any] = {}
+    for cls in reversed(type(program).__mro__):
+        if cls in (object, VertexProgram):
+            continue
+        out.update({k: v for k, v in vars(cls).items() if not k.startswith("_")})
+    out.update(vars(program))
+    numeric = (bool, int, float, np.bool_, np.integer, np.floating)
+    skip = set(vars(VertexProgram))
+    return {
+        k: v for k, v in out.items()
+        if isinstance(v, numeric) and not isinstance(v, EdgeDir) and (k in vars(program) or k not in skip)
+    }
 
 
-def _check_attributes(
-    cls_name: str, method: str, fn: Any, argnames: tuple[str, ...], known: dict[str, list[str]]
-) -> None:
-    """Scan the method's source for ``param.attr`` reads/writes and check each ``attr`` exists."""
-    try:
-        src = textwrap.dedent(inspect.getsource(fn))
-        tree = ast.parse(src)
-        line0 = fn.__code__.co_firstlineno
-        where = fn.__code__.co_filename
-    except (OSError, TypeError, SyntaxError):
-        return  # no source (REPL, exec): Numba's typing still catches it, translated below
-    params = [a.arg for a in tree.body[0].args.args] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else []
-    roles = {}
-    for i, p in enumerate(params):
-        if i == 0:
-            roles[p] = "self"
-        elif i - 1 < len(argnames):
-            roles[p] = _ROLES.get(argnames[i - 1], "")
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            role = roles.get(node.value.id)
-            if not role or role not in known:
-                continue
-            names = known[role]
-            if node.attr not in names:
-                what = {"self": "program attribute", "vertex": "vertex field", "edge": "edge field", "ctx": "context field"}[role]
-                hint = _suggest(node.attr, names)
-                if role == "self":
-                    fix = f"set self.{node.attr} to a number in __init__"
-                elif role == "vertex":
-                    fix = f"declare it in vertex_data, e.g. vertex_data = {{'{node.attr}': np.float64, ...}}"
-                elif role == "edge":
-                    fix = "declare it in edge_data, or load the graph with a weight column for 'weight'"
-                else:
-                    fix = "declare aggregates to add context fields"
-                raise ProgramError(
-                    f"{cls_name}.{method} ({where}:{line0 + node.lineno - 1}) uses unknown {what} "
-                    f"'{node.value.id}.{node.attr}'{hint} Known: {sorted(names)}. Fix: {fix}."
-                )
+def _param_dtype(params: dict[str, Any]) -> np.dtype:
+    def kind(v: Any) -> Any:
+        if isinstance(v, (bool, np.bool_)):
+            return np.bool_
+        if isinstance(v, (float, np.floating)):
+            return np.float64
+        return np.int64
+
+    return np.dtype([(k, kind(v)) for k, v in params.items()] or [("_", np.uint8)])
 
 
 def validate(program: Any, graph: Any) -> ProgramSpec:
@@ -242,6 +236,8 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
     ProgramError
         Naming the method at fault and the fix.
     """
+    from gas._rewrite import rewrite_method
+
     if isinstance(program, type):
         raise ProgramError(
             f"Expected a vertex program instance (got the class {program.__name__}); "
@@ -255,99 +251,108 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
     for attr in ("gather_edges", "scatter_edges"):
         val = getattr(program, attr)
         if not isinstance(val, (int, EdgeDir)) or int(val) not in (0, 1, 2, 3):
-            raise ProgramError(f"Expected {cls_name}.{attr} to be gas.IN, gas.OUT, gas.ALL or gas.NONE (got {val!r})")
+            raise ProgramError(
+                f"Expected {cls_name}.{attr} to be gas.IN, gas.OUT, gas.ALL or gas.NONE (got {val!r})"
+            )
 
     fns = {name: _overridden(program, name) for name in _METHODS}
     if fns["apply"] is None:
         raise ProgramError(f"{cls_name} has no apply method. Fix: define {_METHODS['apply'][1]}")
     if program.gather_edges != NONE and fns["gather"] is None:
         raise ProgramError(
-            f"{cls_name} gathers over {EdgeDir(program.gather_edges).name} edges but has no gather method. "
-            f"Fix: define {_METHODS['gather'][1]}, or set gather_edges = gas.NONE"
+            f"{cls_name} gathers over {EdgeDir(program.gather_edges).name} edges but has no gather "
+            f"method. Fix: define {_METHODS['gather'][1]}, or set gather_edges = gas.NONE"
         )
     if program.scatter_edges != NONE and fns["scatter"] is None:
         raise ProgramError(
-            f"{cls_name} scatters over {EdgeDir(program.scatter_edges).name} edges but has no scatter method. "
-            f"Fix: define {_METHODS['scatter'][1]}, or set scatter_edges = gas.NONE"
+            f"{cls_name} scatters over {EdgeDir(program.scatter_edges).name} edges but has no "
+            f"scatter method. Fix: define {_METHODS['scatter'][1]}, or set scatter_edges = gas.NONE"
         )
     aggs = dict(program.aggregates or {})
     if aggs and fns["aggregate"] is None:
-        raise ProgramError(f"{cls_name} declares aggregates {list(aggs)} but has no aggregate method. Fix: define {_METHODS['aggregate'][1]}")
+        raise ProgramError(
+            f"{cls_name} declares aggregates {list(aggs)} but has no aggregate method. "
+            f"Fix: define {_METHODS['aggregate'][1]}"
+        )
     for k, op in aggs.items():
         if op not in AGG_OPS:
-            raise ProgramError(f"{cls_name}.aggregates['{k}'] must be one of {sorted(AGG_OPS)} (got {op!r})")
+            raise ProgramError(
+                f"{cls_name}.aggregates['{k}'] must be one of {sorted(AGG_OPS)} (got {op!r})"
+            )
     for name, fn in fns.items():
         if fn is None:
             continue
         want = _METHODS[name][0]
-        try:
-            n_params = len(inspect.signature(fn).parameters)
-        except (TypeError, ValueError):
-            continue
+        n_params = len(inspect.signature(fn).parameters)
         if n_params != len(want) + 1:
             raise ProgramError(
-                f"{cls_name}.{name} takes {n_params} parameters; expected {len(want) + 1}: {_METHODS[name][1]}"
+                f"{cls_name}.{name} takes {n_params} parameters; expected {len(want) + 1}: "
+                f"{_METHODS[name][1]}"
             )
     conv = getattr(type(program), "converged", None)
     if conv is not None and not callable(conv):
         raise ProgramError(f"{cls_name}.converged must be a method converged(self, ctx) -> bool")
 
-    # vertex record: declared fields + builtins a method reads
     fields: dict[str, np.dtype] = {}
     for k, t in dict(program.vertex_data).items():
         if not str(k).isidentifier():
             raise ProgramError(f"{cls_name}.vertex_data field {k!r} is not a valid identifier")
         if k in BUILTIN_VERTEX_FIELDS:
-            raise ProgramError(f"{cls_name}.vertex_data field '{k}' is built in (read-only); choose another name")
+            raise ProgramError(
+                f"{cls_name}.vertex_data field '{k}' is built in (read-only); choose another name"
+            )
         fields[k] = _scalar_dtype(t, f"{cls_name}.vertex_data['{k}']")
     if not fields:
-        raise ProgramError(f"{cls_name}.vertex_data declares no fields. Fix: e.g. vertex_data = {{'value': np.float64}}")
-    edge_fields = {k: _scalar_dtype(t, f"{cls_name}.edge_data['{k}']") for k, t in dict(program.edge_data).items()}
-    graph_cols = [k for k in graph.edata if k not in edge_fields]
-
-    params = {
-        k: v for k, v in {**{k: getattr(type(program), k) for k in dir(type(program)) if not k.startswith("_")}, **vars(program)}.items()
-        if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)) and not isinstance(v, EdgeDir)
-        and (k in vars(program) or k not in vars(VertexProgram))
+        raise ProgramError(
+            f"{cls_name}.vertex_data declares no fields. Fix: e.g. vertex_data = {{'value': np.float64}}"
+        )
+    edge_fields = {
+        k: _scalar_dtype(t, f"{cls_name}.edge_data['{k}']") for k, t in dict(program.edge_data).items()
     }
-    ctx_names = ["iteration", "num_vertices", "num_edges", *aggs]
+    names_used: set[str] = set()
+    for fn in fns.values():
+        if fn is not None:
+            names_used |= set(fn.__code__.co_names)
+    builtins = [b for b in ("out_degree", "in_degree") if b in names_used]
+    graph_cols = [k for k in graph.edata if k not in edge_fields and k in names_used]
+    params = _param_fields(program)
     known = {
         "vertex": list(fields) + list(BUILTIN_VERTEX_FIELDS),
-        "edge": list(edge_fields) + graph_cols,
-        "ctx": ctx_names,
+        "edge": list(edge_fields) + [k for k in graph.edata if k not in edge_fields],
+        "ctx": ["iteration", "num_vertices", "num_edges", *aggs],
         "self": list(params),
     }
-    used_builtins: set[str] = set()
+    vcols = [(k, t) for k, t in fields.items()] + [(b, BUILTIN_VERTEX_FIELDS[b]) for b in builtins]
+    ecols = [(k, graph.edata[k].dtype) for k in graph_cols] + list(edge_fields.items())
+    vindex = {k: i for i, (k, _) in enumerate(vcols)}
+    eindex = {k: i for i, (k, _) in enumerate(ecols)}
+    rewritten = {}
     for name, fn in fns.items():
-        if fn is not None:
-            _check_attributes(cls_name, name, fn, _METHODS[name][0], known)
-            used_builtins |= {b for b in BUILTIN_VERTEX_FIELDS if _reads(fn, b)}
-    vfields = [(k, t) for k, t in fields.items()] + [(b, BUILTIN_VERTEX_FIELDS[b]) for b in sorted(used_builtins)]
+        if fn is None:
+            continue
+        roles = tuple(_ROLES.get(a, "") for a in _METHODS[name][0])
+        rewritten[name] = rewrite_method(fn, f"{cls_name}.{name}", roles, known, vindex, eindex)
     gt = _scalar_dtype(program.gather_type, f"{cls_name}.gather_type")
     out = program.output or next(iter(fields))
     if out not in fields:
         raise ProgramError(f"{cls_name}.output = {out!r} is not a vertex_data field ({list(fields)})")
-    pdt = np.dtype([(k, np.float64 if isinstance(v, float | np.floating) else (np.bool_ if isinstance(v, bool | np.bool_) else np.int64)) for k, v in params.items()] or [("_", np.uint8)])
-    edt_fields = [(k, graph.edata[k].dtype) for k in graph_cols] + list(edge_fields.items())
     return ProgramSpec(
         program=program,
         name=cls_name,
-        vertex_dtype=np.dtype(vfields),
-        edge_fields=edge_fields,
+        vertex_columns=vcols,
+        builtin_columns=builtins,
+        edge_columns=ecols,
         graph_edge_fields=graph_cols,
-        param_dtype=pdt,
-        ctx_dtype=np.dtype([("iteration", np.int64), ("num_vertices", np.int64), ("num_edges", np.int64)] + [(k, np.float64) for k in aggs]),
+        param_dtype=_param_dtype(params),
+        ctx_dtype=np.dtype(
+            [("iteration", np.int64), ("num_vertices", np.int64), ("num_edges", np.int64)]
+            + [(k, np.float64) for k in aggs]
+        ),
         gather_type=gt,
         gather_zero=gt.type(program.gather_zero),
-        functions={k: v for k, v in fns.items() if v is not None},
+        functions=rewritten,
+        originals={k: v for k, v in fns.items() if v is not None},
         agg_names=list(aggs),
         agg_ops=tuple(AGG_OPS[o] for o in aggs.values()),
-        agg_scalar=len(aggs) == 1,
         output=out,
-        builtins=sorted(used_builtins),
-        edge_dtype=np.dtype(edt_fields) if edt_fields else None,
     )
-
-
-def _reads(fn: Any, attr: str) -> bool:
-    return attr in fn.__code__.co_names
