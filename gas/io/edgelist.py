@@ -1,0 +1,324 @@
+"""Read a text edge list (plain, gzip, bzip2 or zip) into arrays of original vertex ids."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import mmap
+import os
+import zipfile
+import zlib
+
+import numpy as np
+
+from gas.errors import InputError
+from gas.io import _parse
+
+__all__ = ["read_edgelist", "read_bytes"]
+
+_MMAP_MIN = 1 << 20
+
+_HEADER_HINT = (
+    "if this is a header line, skip it with skip_rows={n} (CLI: --skip-rows {n}) "
+    "or start it with '#'"
+)
+
+
+def read_bytes(path: str | os.PathLike, member: str | None = None) -> bytes:
+    """The content of ``path``, decompressed when it is gzip, bzip2 or zip (by magic bytes).
+
+    A zip archive must hold a single file, or ``member`` names the one to read.
+
+    Raises
+    ------
+    InputError
+        When the file is missing, unreadable or a corrupt archive.
+
+    Examples
+    --------
+    >>> import gzip, os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "g.txt.gz")
+    >>> with gzip.open(p, "wb") as f:
+    ...     _ = f.write(b"0 1\\n")
+    >>> read_bytes(p)
+    b'0 1\\n'
+    """
+    return bytes(_read_raw(os.fspath(path), member, use_mmap=False))
+
+
+def _read_raw(p: str, member: str | None, use_mmap: bool = True) -> bytes | mmap.mmap:
+    """File content as bytes, or as a read-only memory map for a large uncompressed file.
+
+    Mapping avoids copying the file (a tenth of the parse time on a 140 MB edge list). The map
+    closes when the last array viewing it is freed.
+    """
+    try:
+        with open(p, "rb") as f:
+            head = f.read(4)
+            size = os.fstat(f.fileno()).st_size
+            if use_mmap and member is None and size >= _MMAP_MIN and not _compressed(head):
+                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            data = head + f.read()
+    except FileNotFoundError:
+        raise InputError(
+            "file not found",
+            path=p,
+            hint=f"check the path (relative paths start at {os.getcwd()})",
+        ) from None
+    except IsADirectoryError:
+        raise InputError("expected a file, got a directory", path=p) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=p) from None
+    try:
+        if data[:2] == b"\x1f\x8b":
+            return gzip.decompress(data)
+        if data[:3] == b"BZh":
+            return bz2.decompress(data)
+        if data[:4] == b"PK\x03\x04":
+            return _read_zip(p, member)
+    except (OSError, EOFError, zlib.error, ValueError, zipfile.BadZipFile) as exc:
+        raise InputError(f"corrupt or truncated compressed file: {exc}", path=p) from None
+    if member is not None:
+        raise InputError(f"member={member!r} given but the file is not a zip archive", path=p)
+    return data
+
+
+def _compressed(head: bytes) -> bool:
+    return head[:2] == b"\x1f\x8b" or head[:3] == b"BZh" or head[:4] == b"PK\x03\x04"
+
+
+def _read_zip(p: str, member: str | None) -> bytes:
+    with zipfile.ZipFile(p) as z:
+        names = [
+            i.filename
+            for i in z.infolist()
+            if not i.is_dir() and not i.filename.startswith("__MACOSX/")
+        ]
+        if member is None:
+            if len(names) != 1:
+                raise InputError(
+                    f"zip archive holds {len(names)} files, expected exactly one",
+                    path=p,
+                    hint=f"name the one to read with member=..., one of {names[:10]}",
+                )
+            member = names[0]
+        elif member not in names:
+            raise InputError(
+                f"no member {member!r} in the zip archive",
+                path=p,
+                hint=f"members are {names[:10]}",
+            )
+        return z.read(member)
+
+
+def _line_text(buf: np.ndarray, start: int, limit: int = 120) -> str:
+    chunk = bytes(buf[start : start + limit + 1])
+    for eol in (b"\n", b"\r"):
+        chunk = chunk.split(eol, 1)[0]
+    text = chunk.decode("utf-8", errors="replace")
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _token_text(buf: np.ndarray, start: int) -> str:
+    end = start
+    while end < buf.shape[0] and buf[end] not in b" \t,\r\n":
+        end += 1
+    return bytes(buf[start : min(end, start + 60)]).decode("utf-8", errors="replace")
+
+
+def _raise_parse_error(
+    p: str, buf: np.ndarray, code: int, line: int, ls: int, tok: int, k: int, skip_rows: int
+) -> None:
+    text = _line_text(buf, ls)
+    token = _token_text(buf, tok)
+    if code == _parse.ERR_ID_TOKEN:
+        first = k == 0
+        hint = (
+            _HEADER_HINT.format(n=line)
+            if first
+            else "vertex ids must be non-negative integers written in decimal"
+        )
+        raise InputError(
+            f"expected a non-negative integer vertex id, found {token!r}",
+            path=p,
+            line=line,
+            text=text,
+            hint=hint,
+        )
+    if code == _parse.ERR_ONE_COLUMN:
+        raise InputError(
+            "expected at least 2 columns (source and target), found 1",
+            path=p,
+            line=line,
+            text=text,
+            hint="columns are separated by spaces, tabs or commas",
+        )
+    if code == _parse.ERR_NEGATIVE_ID:
+        raise InputError(
+            f"vertex ids must be non-negative, found {token}",
+            path=p,
+            line=line,
+            text=text,
+            hint="shift or relabel the ids so that they are >= 0",
+        )
+    if code == _parse.ERR_ID_TOO_LARGE:
+        raise InputError(
+            f"vertex id {token} does not fit in 64 bits (largest is {2**64 - 1})",
+            path=p,
+            line=line,
+            text=text,
+            hint="relabel the vertices with smaller ids",
+        )
+    if code == _parse.ERR_NO_WEIGHT:
+        raise InputError(
+            "expected a third column (the weight), found 2 columns",
+            path=p,
+            line=line,
+            text=text,
+            hint="pass weights=False to read an unweighted graph",
+        )
+    if code == _parse.ERR_EXTRA_COLUMN:
+        raise InputError(
+            "found a third column but the first data line has only 2",
+            path=p,
+            line=line,
+            text=text,
+            hint="pass weights=False to ignore extra columns, or weights=True to require them",
+        )
+    raise AssertionError(f"unknown parser error code {code}")  # pragma: no cover
+
+
+def _apply_fallback(
+    p: str, raw: bytes | mmap.mmap, off: int, buf: np.ndarray, w: np.ndarray, fb: np.ndarray
+) -> None:
+    """Parse the weights the fast path left over with Python's own ``float()``."""
+    starts = (fb[:, 0] + off).tolist()
+    ends = (fb[:, 1] + off).tolist()
+    try:
+        values = np.array(
+            [float(raw[s:e]) for s, e in zip(starts, ends, strict=True)], dtype=np.float64
+        )
+    except ValueError:
+        for j, (s, e) in enumerate(zip(starts, ends, strict=True)):
+            try:
+                float(raw[s:e])
+            except ValueError:
+                token = bytes(raw[s:e]).decode("utf-8", errors="replace")
+                raise InputError(
+                    f"expected a number as the weight, found {token!r}",
+                    path=p,
+                    line=int(fb[j, 3]),
+                    text=_line_text(buf, _line_start(buf, int(fb[j, 0]))),
+                    hint="pass weights=False to ignore the third column",
+                ) from None
+        raise  # pragma: no cover
+    nan = np.flatnonzero(np.isnan(values))
+    if nan.size:
+        j = int(nan[0])
+        raise InputError(
+            "weights must not be NaN",
+            path=p,
+            line=int(fb[j, 3]),
+            text=_line_text(buf, _line_start(buf, int(fb[j, 0]))),
+            hint="drop or fix the edge, or pass weights=False",
+        )
+    w[fb[:, 2]] = values
+
+
+def _line_start(buf: np.ndarray, i: int) -> int:
+    while i > 0 and buf[i - 1] not in (10, 13):
+        i -= 1
+    return i
+
+
+def read_edgelist(
+    path: str | os.PathLike,
+    *,
+    weights: bool | None = None,
+    skip_rows: int = 0,
+    member: str | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Read a text edge list into ``(src, dst, weights)`` arrays of original ids.
+
+    One edge per line, ``source target [weight [more columns...]]``, fields separated by any
+    run of spaces, tabs or commas. Blank lines and lines starting with ``#`` or ``%`` are
+    skipped; ``\\n``, ``\\r\\n`` and ``\\r`` line ends are accepted and the last line may lack
+    one. gzip, bzip2 and zip files are decompressed (recognised by their first bytes).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to read.
+    weights : bool, optional
+        ``None`` (default): weighted when the first data line has 3 or more columns, and then
+        every line must have a third column (a later line with 3+ columns after a 2-column first
+        line is an error). ``True``: the third column is required. ``False``: only the first two
+        columns are read.
+    skip_rows : int, default 0
+        Physical lines to skip at the top (e.g. 1 for a CSV header); line numbers in error
+        messages still count from the top of the file.
+    member : str, optional
+        Member to read from a zip archive holding more than one file.
+
+    Returns
+    -------
+    src, dst : ndarray of int64 (uint64 when an id exceeds ``2**63 - 1``)
+        Original vertex ids, in file order.
+    weights : ndarray of float64 or None
+        The third column, parsed exactly as Python's ``float()`` does (``inf`` is allowed).
+
+    Raises
+    ------
+    InputError
+        Naming the file, the 1-based line and its text, with a hint: missing file, a field that
+        is not an id, a single column, negative or > 64-bit id, missing or NaN weight, and a
+        file without any edge.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "g.csv")
+    >>> _ = open(p, "w").write("# src,dst,w\\n7,9,0.5\\n9,7,2\\n")
+    >>> src, dst, w = read_edgelist(p)
+    >>> src.tolist(), dst.tolist(), w.tolist()
+    ([7, 9], [9, 7], [0.5, 2.0])
+    """
+    p = os.fspath(path)
+    if skip_rows < 0:
+        raise InputError(f"expected skip_rows >= 0 (got {skip_rows})", path=p)
+    raw = _read_raw(p, member)
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    off = 0
+    if buf[:3].tobytes() == b"\xef\xbb\xbf":  # UTF-8 byte order mark
+        off = 3
+        buf = buf[3:]
+    mode = {None: _parse.MODE_AUTO, False: _parse.MODE_UNWEIGHTED, True: _parse.MODE_WEIGHTED}[
+        weights
+    ]
+    capacity = buf.shape[0] // 12 + 16
+    src, dst, w, k, fb, nfb, big, weighted, err, line, ls, tok = _parse.parse_edges(
+        buf, skip_rows, mode, capacity
+    )
+    if err:
+        _raise_parse_error(p, buf, err, line, ls, tok, k, skip_rows)
+    if k == 0:
+        exc = InputError(
+            f"no edges found in {p}",
+            hint="the file is empty or holds only blank, comment ('#', '%') or skipped lines",
+        )
+        exc.path = p
+        raise exc
+    src, dst = _trim(src, k), _trim(dst, k)
+    if not big:
+        src, dst = src.view(np.int64), dst.view(np.int64)
+    if not weighted:
+        return src, dst, None
+    w = _trim(w, k)
+    if nfb:
+        _apply_fallback(p, raw, off, buf, w, fb[:nfb])
+    return src, dst, w
+
+
+def _trim(a: np.ndarray, k: int) -> np.ndarray:
+    """The first ``k`` entries; copied when the buffer is much larger, to free the rest."""
+    return a[:k].copy() if a.shape[0] > k + k // 4 + 1024 else a[:k]

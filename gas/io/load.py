@@ -1,0 +1,72 @@
+"""One entry point that reads any supported graph file into a :class:`~gas.graph.Graph`."""
+
+from __future__ import annotations
+
+import os
+
+from gas.errors import GraphError, InputError
+from gas.graph import Graph
+from gas.io.binary import load_npz
+from gas.io.edgelist import read_edgelist
+
+__all__ = ["load"]
+
+
+def load(
+    path: str | os.PathLike,
+    *,
+    weights: bool | None = None,
+    dedupe: bool = True,
+    num_vertices: int | None = None,
+    skip_rows: int = 0,
+) -> Graph:
+    """Read a graph from a binary ``.npz`` file or a text edge list (plain, gz, bz2 or zip).
+
+    A path ending in ``.npz`` is read with :func:`~gas.io.binary.load_npz` (the keyword options
+    do not apply to it); anything else with :func:`~gas.io.edgelist.read_edgelist` and then
+    :meth:`Graph.from_edges`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    weights : bool, optional
+        Read the third column as the ``"weight"`` edge column: ``None`` detects it from the
+        first data line, ``True`` requires it, ``False`` ignores extra columns.
+    dedupe : bool, default True
+        Collapse repeated ``(src, dst)`` lines into one edge (the last line's weight wins).
+    num_vertices : int, optional
+        Keep the file's ids as vertex numbers ``0..num_vertices-1`` (vertices without edges
+        included). By default any non-negative 64-bit ids are compacted to ``0..n-1`` in
+        increasing order and ``graph.ids`` maps them back.
+    skip_rows : int, default 0
+        Lines to skip at the top of a text file (e.g. 1 for a CSV header).
+
+    Raises
+    ------
+    InputError
+        On a missing or malformed file (naming the file and line), or an id outside
+        ``0..num_vertices-1``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "g.txt")
+    >>> _ = open(p, "w").write("# a comment\\n100 200\\n200 300\\n100 200\\n")
+    >>> g = load(p)
+    >>> g.num_vertices, g.num_edges, g.ids.tolist(), g.num_duplicates
+    (3, 2, [100, 200, 300], 1)
+    """
+    p = os.fspath(path)
+    if p.lower().endswith(".npz"):
+        return load_npz(p)
+    src, dst, w = read_edgelist(p, weights=weights, skip_rows=skip_rows)
+    try:
+        return Graph.from_edges(src, dst, num_vertices=num_vertices, weights=w, dedupe=dedupe)
+    except GraphError as exc:
+        raise InputError(
+            str(exc),
+            path=p,
+            hint="leave num_vertices unset to keep arbitrary ids (graph.ids maps them back)"
+            if num_vertices is not None
+            else None,
+        ) from None
