@@ -8,6 +8,7 @@ algorithms in :mod:`gas.algorithms`, and the errors.
 from gas.engine import RunResult, SyncEngine, run
 from gas.errors import GasError, GraphError, InputError, ProgramError
 from gas.graph import Graph
+from gas.io import load, save
 from gas.program import ALL, IN, NONE, OUT, EdgeDir, VertexProgram
 
 __version__ = "0.1.0"
@@ -28,7 +29,10 @@ __all__ = [
     "VertexProgram",
     "__version__",
     "algorithms",
+    "io",
+    "load",
+    "save",
     "run",
 ]
 
-from gas import algorithms  # noqa: E402  (after the core names it imports)
+from gas import algorithms, io  # noqa: E402  (after the core names it imports)
