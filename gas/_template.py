@@ -103,3 +103,48 @@ def k_aggregate(chunks, VC, EC, params, out):
                         out[c, j] = x
                 elif x < out[c, j]:
                     out[c, j] = x
+
+
+@njit(parallel=True, cache=True)
+def k_gather_seg(bounds, blk_dst, blk_ptr, seg_src, seg_eid, VC, EC, params, acc, zero):
+    """All-active IN gather over the segmented layout (see ``gas._segments``)."""
+    nch = bounds.shape[1] - 1
+    n = acc.shape[0]
+    for c in prange(nch):
+        z = zero[0]
+        for v in range((n * c) // nch, (n * (c + 1)) // nch):
+            acc[v] = z
+    for s in range(bounds.shape[0]):
+        for c in prange(nch):
+            p = params[0]
+            for b in range(bounds[s, c], bounds[s, c + 1]):
+                v = blk_dst[b]
+                a = acc[v]
+                for k in range(blk_ptr[b], blk_ptr[b + 1]):
+                    a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, seg_eid[k], seg_src[k]))
+                acc[v] = a
+
+
+@njit(parallel=True, cache=True)
+def k_apply_aggregate_all(chunks, VC, EC, params, acc, ctx, out):
+    """``k_apply`` then ``k_aggregate`` fused, when every vertex is active (one pass, not two):
+    ``aggregate(v)`` reads only ``v``, so its value right after ``v``'s apply is final."""
+    for c in prange(chunks.shape[0] - 1):
+        p = params[0]
+        cx = ctx[0]
+        for j in range(NUM_AGG):
+            op = AGG_OPS[j]
+            out[c, j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
+        for v in range(chunks[c], chunks[c + 1]):
+            _apply(p, VC, EC, v, acc[v], cx)
+            t = _agg_tuple(p, VC, EC, v)
+            for j in range(NUM_AGG):
+                op = AGG_OPS[j]
+                x = t[j]
+                if op == 0:
+                    out[c, j] += x
+                elif op == 1:
+                    if x > out[c, j]:
+                        out[c, j] = x
+                elif x < out[c, j]:
+                    out[c, j] = x

@@ -37,8 +37,10 @@ from typing import Any
 import numpy as np
 
 from gas._codegen import is_known_good, load_kernels, mark_good
+from gas._segments import Segments, build_segments
 from gas._typecheck import typecheck
 from gas.errors import GasError
+from gas.config import CONFIG
 from gas.exchange import Exchange, LocalExchange
 from gas.graph import Graph
 from gas.partitioned import Partition
@@ -142,8 +144,23 @@ class SyncEngine:
         work = np.broadcast_to(work, (g.num_vertices,))
         import numba
 
-        nthreads = threads or numba.get_num_threads()
-        self.chunks = _chunks(np.ascontiguousarray(work), 1 if debug else nthreads * 16)
+        self._nthreads = threads or numba.get_num_threads()
+        per = CONFIG["chunks_per_thread"]
+        self.chunks = _chunks(np.ascontiguousarray(work), 1 if debug else self._nthreads * per)
+        seg = CONFIG["segment_size"]
+        self._use_segments = (
+            not debug and gdir == EdgeDir.IN and seg > 0 and g.num_vertices > seg
+        )
+
+    def _segments(self) -> Segments:
+        """The cache-blocked in-edge layout, built once per graph and kept on it."""
+        g = self.graph
+        key = (CONFIG["segment_size"], self._nthreads * 4)
+        cache = g.__dict__.setdefault("_gas_segments", {})
+        if key not in cache:
+            cache.clear()
+            cache[key] = build_segments(g, *key)
+        return cache[key]
 
     def _alloc(self) -> None:
         g, spec = self.graph, self.spec
@@ -176,12 +193,14 @@ class SyncEngine:
             self.params = self.params.view(np.recarray)
             self.ctx = self.ctx.view(np.recarray)
 
-    def _aggregate(self) -> dict[str, float]:
+    def _aggregate(self, part: np.ndarray | None = None) -> dict[str, float]:
+        """Reduce the aggregates over all vertices (``part``: per-chunk partials already made)."""
         spec = self.spec
         if not spec.agg_names:
             return {}
-        part = np.empty((self.chunks.shape[0] - 1, len(spec.agg_names)), np.float64)
-        self.k.k_aggregate(self.chunks, self.VC, self.EC, self.params, part)
+        if part is None:
+            part = np.empty((self.chunks.shape[0] - 1, len(spec.agg_names)), np.float64)
+            self.k.k_aggregate(self.chunks, self.VC, self.EC, self.params, part)
         vals = np.zeros(len(spec.agg_names), np.float64)
         if part.shape[0]:
             for j, op in enumerate(spec.agg_ops):
@@ -254,23 +273,33 @@ class SyncEngine:
                 everyone = act is all_on
                 edges = total_gather if everyone else int(self._gather_deg[act.view(np.bool_)].sum())
                 if gathers:
-                    if everyone:
+                    if everyone and self._use_segments:
+                        sg = self._segments()
+                        eids = sg.seg_eid if EC else sg.seg_src  # unused ids: no second stream
+                        k.k_gather_seg(sg.bounds, sg.blk_dst, sg.blk_ptr, sg.seg_src, eids,
+                                       VC, EC, P, self.acc, self.zero)
+                    elif everyone:
                         k.k_gather_all(ch, VC, EC, P, g.out_indptr, g.dst, g.in_indptr, g.in_src,
-                                       g.in_eid, self.acc, self.zero)
+                                       g.in_eid if EC else g.in_src, self.acc, self.zero)
                     else:
                         k.k_gather(ch, act, VC, EC, P, g.out_indptr, g.dst, g.in_indptr, g.in_src,
                                    g.in_eid, self.acc, self.zero)
                     self.exchange.reduce_gather(self.acc, act, 0)
                 else:
                     self.acc.fill(self.zero[0])
-                k.k_apply(ch, act, VC, EC, P, self.acc, C)
+                fused = everyone and bool(self.spec.agg_names) and not scatters
+                if fused:
+                    part = np.empty((ch.shape[0] - 1, len(self.spec.agg_names)), np.float64)
+                    k.k_apply_aggregate_all(ch, VC, EC, P, self.acc, C, part)
+                else:
+                    k.k_apply(ch, act, VC, EC, P, self.acc, C)
                 self.exchange.sync_vertices(VC, act)
                 if scatters:
                     signal = np.zeros(n, np.uint8)
                     k.k_scatter(ch, act, VC, EC, P, g.out_indptr, g.dst, g.in_indptr, g.in_src,
                                 g.in_eid, signal)
                     self.exchange.reduce_signals(signal)
-                aggs = self._aggregate()
+                aggs = self._aggregate(part if fused else None)
                 stat = {"iteration": it, "active": count, "edges": edges,
                         "seconds": time.perf_counter() - t0, **aggs}
                 stats.append(stat)

@@ -1,0 +1,20 @@
+"""Engine tunables, read at call time (change them here or through environment variables).
+
+``segment_size``
+    Source vertices per segment of the cache-blocked pull gather (``GAS_SEGMENT_SIZE``). Graphs
+    with more vertices than this gather segment by segment when every vertex is active; 0 turns
+    blocking off. The default, 2**19, keeps one float64 column slice at 4 MiB.
+``chunks_per_thread``
+    Degree-balanced vertex ranges per thread in each parallel phase (``GAS_CHUNKS_PER_THREAD``).
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["CONFIG"]
+
+CONFIG: dict[str, int] = {
+    "segment_size": int(os.environ.get("GAS_SEGMENT_SIZE", 1 << 19)),
+    "chunks_per_thread": int(os.environ.get("GAS_CHUNKS_PER_THREAD", 16)),
+}
