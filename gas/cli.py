@@ -50,6 +50,8 @@ def _load(args: argparse.Namespace) -> Any:
 
     t0 = time.perf_counter()
     g = load(args.file, dedupe=not args.keep_duplicates, skip_rows=args.skip_rows)
+    if args.undirected:
+        g = g.symmetrized()
     if not args.quiet:
         print(
             f"loaded {args.file}: {g.num_vertices:,d} vertices, {g.num_edges:,d} edges"
@@ -186,6 +188,7 @@ def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
         p.add_argument("--threads", type=int, default=None, help="Numba threads (default: all cores)")
     p.add_argument("--skip-rows", type=int, default=0, help="skip this many leading lines (e.g. a CSV header)")
     p.add_argument("--keep-duplicates", action="store_true", help="keep repeated edges as parallel edges")
+    p.add_argument("--undirected", action="store_true", help="treat each line as an undirected edge (add the reverse)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
 

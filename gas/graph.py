@@ -283,6 +283,28 @@ class Graph:
             df[source].to_numpy(), df[target].to_numpy(), weights=w, dedupe=dedupe
         )
 
+    def symmetrized(self) -> Graph:
+        """The graph with every edge in both directions (an undirected graph stored as directed).
+
+        Ids are kept; a pair present both ways stays one edge each way; edge columns follow
+        their edge (the reverse copy gets the same values; when both directions were present the
+        input's own edge wins over the added copy).
+
+        Examples
+        --------
+        >>> g = Graph.from_edges([5, 6], [6, 7]).symmetrized()
+        >>> sorted(zip(g.ids[g.src].tolist(), g.ids[g.dst].tolist()))
+        [(5, 6), (6, 5), (6, 7), (7, 6)]
+        """
+        loops = self.src == self.dst
+        rs, rd = self.dst[~loops], self.src[~loops]
+        src = np.concatenate([rs, self.src])  # originals last: they win when deduplicated
+        dst = np.concatenate([rd, self.dst])
+        cols = {k: np.concatenate([v[~loops], v]) for k, v in self.edata.items()}
+        g = Graph._from_internal(src, dst, self.num_vertices, self.ids, cols, dedupe=True)
+        g.num_duplicates = self.num_duplicates
+        return g
+
     # ------------------------------------------------------------------ views
     @property
     def weights(self) -> np.ndarray | None:

@@ -96,3 +96,19 @@ def test_skip_rows_reads_header_file(tmp_path, capsys):
     p.write_text("source,target\n1,2\n2,3\n")
     assert main(["info", str(p), "--skip-rows", "1"]) == 0
     assert "vertices\t3" in capsys.readouterr().out
+
+
+def test_undirected_pagerank_on_bundled_graph(tmp_path, capsys):
+    import gas.datasets
+
+    path = gas.datasets.bundled("ego-Facebook")
+    out = tmp_path / "r.tsv"
+    assert main(["pagerank", str(path), "--undirected", "-o", str(out), "-q", "--top", "3"]) == 0
+    with gzip.open(path, "rt") as f:
+        G = nx.parse_edgelist(f, nodetype=int)  # oracle: networkx's own reader, undirected
+    ref = nx.pagerank(G)
+    got = {int(a): float(b) for a, b in (line.split("\t") for line in out.read_text().splitlines())}
+    assert got.keys() == ref.keys()
+    assert sum(abs(got[k] - ref[k]) for k in ref) < 1e-4  # both at tol=1e-6: L1 <= N*tol scale
+    top = capsys.readouterr().out.splitlines()[1].split("\t")[0]
+    assert int(top) == max(ref, key=ref.get)

@@ -106,3 +106,12 @@ def test_info_counts():
     assert info["self_loops"] == 1 and info["duplicate_edges"] == 1
     assert info["out_degree"] == (0, 1.0, 2)
     assert info["memory_bytes"] == g.nbytes() > 0
+
+
+def test_symmetrized_matches_networkx_to_directed():
+    rng = np.random.default_rng(4)
+    src, dst = rng.integers(0, 40, 120), rng.integers(0, 40, 120)
+    g = gas.Graph.from_edges(src, dst).symmetrized()
+    H = nx.Graph(list(zip(src.tolist(), dst.tolist()))).to_directed()  # oracle
+    ours = sorted(zip(g.ids[g.src].tolist(), g.ids[g.dst].tolist()))
+    assert ours == sorted(H.edges())
