@@ -71,6 +71,15 @@ def test_formats_match_oracle(tmp_path, name):
     assert src.tolist() == ref_s and dst.tolist() == ref_d
 
 
+def test_short_lines_grow_arrays_and_large_file_is_mapped(tmp_path):
+    # 4-byte lines overflow the initial capacity (bytes / 12) several times; > 1 MB is mmapped
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, 10, size=(400_000, 2))
+    text = "".join(f"{a} {b}\n" for a, b in ids.tolist())
+    src, dst, _ = read_edgelist(write(tmp_path, text))
+    assert src.tolist() == ids[:, 0].tolist() and dst.tolist() == ids[:, 1].tolist()
+
+
 def test_utf8_bom_is_skipped(tmp_path):
     src, dst, _ = read_edgelist(write(tmp_path, b"\xef\xbb\xbf5 6\n"))
     assert (src.tolist(), dst.tolist()) == ([5], [6])
@@ -251,6 +260,8 @@ BAD = [
     ("1 2 0.5\n3 4 abc\n", 2, "3 4 abc", "found 'abc'", None),
     ("1 2\n3 4.5\n", 2, "3 4.5", "found '4.5'", None),
     ("1 2\r\n3x 4\r\n", 2, "3x 4", "found '3x'", None),
+    ("1.0 2.0\n", 1, "1.0 2.0", "found '1.0'", "whole numbers"),
+    ("1 2 0.5\n" * 40 + "7 8 0x1p3\n", 41, "7 8 0x1p3", "found '0x1p3'", "weights=False"),
 ]
 
 

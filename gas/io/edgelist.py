@@ -119,25 +119,33 @@ def _line_text(buf: np.ndarray, start: int, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _token_text(buf: np.ndarray, start: int) -> str:
-    end = start
-    while end < buf.shape[0] and buf[end] not in b" \t,\r\n":
-        end += 1
-    return bytes(buf[start : min(end, start + 60)]).decode("utf-8", errors="replace")
+def _token_text(buf: np.ndarray, start: int, limit: int = 60) -> str:
+    chunk = bytes(buf[start : start + limit])
+    for sep in (b" ", b"\t", b",", b"\r", b"\n"):
+        chunk = chunk.split(sep, 1)[0]
+    return chunk.decode("utf-8", errors="replace")
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
 
 
 def _raise_parse_error(
-    p: str, buf: np.ndarray, code: int, line: int, ls: int, tok: int, k: int, skip_rows: int
+    p: str, buf: np.ndarray, code: int, line: int, ls: int, tok: int, k: int
 ) -> None:
     text = _line_text(buf, ls)
     token = _token_text(buf, tok)
     if code == _parse.ERR_ID_TOKEN:
-        first = k == 0
-        hint = (
-            _HEADER_HINT.format(n=line)
-            if first
-            else "vertex ids must be non-negative integers written in decimal"
-        )
+        if _is_number(token):
+            hint = "vertex ids must be whole numbers written with digits only (no '.' or 'e')"
+        elif k == 0:
+            hint = _HEADER_HINT.format(n=line)
+        else:
+            hint = "vertex ids must be non-negative integers written in decimal"
         raise InputError(
             f"expected a non-negative integer vertex id, found {token!r}",
             path=p,
@@ -225,10 +233,12 @@ def _apply_fallback(
     w[fb[:, 2]] = values
 
 
-def _line_start(buf: np.ndarray, i: int) -> int:
-    while i > 0 and buf[i - 1] not in (10, 13):
-        i -= 1
-    return i
+def _line_start(buf: np.ndarray, i: int, limit: int = 4096) -> int:
+    """Start of the line holding byte ``i`` (looking back at most ``limit`` bytes)."""
+    lo = max(0, i - limit)
+    back = bytes(buf[lo:i])
+    cut = max(back.rfind(b"\n"), back.rfind(b"\r"))
+    return lo + cut + 1 if cut >= 0 else lo
 
 
 def read_edgelist(
@@ -300,7 +310,7 @@ def read_edgelist(
         buf, skip_rows, mode, capacity
     )
     if err:
-        _raise_parse_error(p, buf, err, line, ls, tok, k, skip_rows)
+        _raise_parse_error(p, buf, err, line, ls, tok, k)
     if k == 0:
         exc = InputError(
             f"no edges found in {p}",
