@@ -151,4 +151,3 @@ def pagerank(
             stacklevel=2,
         )
     return (res.output, res) if return_result else res.output
-

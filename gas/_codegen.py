@@ -112,7 +112,13 @@ def kernel_key(spec: ProgramSpec, jit: bool) -> str:
         h.update(name.encode())
         h.update(spec.functions[name].__gas_source__.encode())
         _code_key(spec.originals[name], h, set())
-    for item in (spec.vertex_columns, spec.edge_columns, spec.param_dtype, spec.ctx_dtype, spec.gather_type):
+    for item in (
+        spec.vertex_columns,
+        spec.edge_columns,
+        spec.param_dtype,
+        spec.ctx_dtype,
+        spec.gather_type,
+    ):
         h.update(repr(item).encode())
     h.update(f"{numba.__version__} {np.__version__} {sys.version_info[:2]}".encode())
     return h.hexdigest()[:20]

@@ -38,12 +38,25 @@ _FIX = {
     "edge": "declare it in edge_data, or load the graph with a weight column for 'weight'",
     "ctx": "declare aggregates to add context fields",
 }
-_WHAT = {"self": "program attribute", "vertex": "vertex field", "edge": "edge field", "ctx": "context field"}
+_WHAT = {
+    "self": "program attribute",
+    "vertex": "vertex field",
+    "edge": "edge field",
+    "ctx": "context field",
+}
 
 
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self, where: str, roles: dict[str, str], known: dict[str, list[str]],
-                 vcols: dict[str, int], ecols: dict[str, int], line0: int, filename: str) -> None:
+    def __init__(
+        self,
+        where: str,
+        roles: dict[str, str],
+        known: dict[str, list[str]],
+        vcols: dict[str, int],
+        ecols: dict[str, int],
+        line0: int,
+        filename: str,
+    ) -> None:
         self.where, self.roles, self.known = where, roles, known
         self.vcols, self.ecols = vcols, ecols
         self.line0, self.filename = line0, filename
@@ -77,7 +90,9 @@ class _Rewriter(ast.NodeTransformer):
         else:
             return node
         col = ast.Subscript(value=ast.Name(id=table, ctx=ast.Load()), slice=ast.Constant(idx), ctx=ast.Load())
-        return ast.copy_location(ast.Subscript(value=col, slice=ast.Name(id=name, ctx=ast.Load()), ctx=node.ctx), node)
+        return ast.copy_location(
+            ast.Subscript(value=col, slice=ast.Name(id=name, ctx=ast.Load()), ctx=node.ctx), node
+        )
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         role = self.roles.get(node.id)
@@ -122,8 +137,10 @@ def rewrite_method(
         if r:
             roles[p] = r
     line0 = fn.__code__.co_firstlineno
-    fdef.body = [_Rewriter(where, roles, known, vcols, ecols, line0, fn.__code__.co_filename).visit(s)
-                 for s in fdef.body]
+    fdef.body = [
+        _Rewriter(where, roles, known, vcols, ecols, line0, fn.__code__.co_filename).visit(s)
+        for s in fdef.body
+    ]
     fdef.args.args = fdef.args.args[:1] + [ast.arg(arg="_VC"), ast.arg(arg="_EC")] + fdef.args.args[1:]
     ast.fix_missing_locations(tree)
     ast.increment_lineno(tree, line0 - 1)

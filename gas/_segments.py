@@ -88,8 +88,19 @@ def build_segments(graph, segment_size: int, chunks: int) -> Segments:
     idx = np.int32 if max(n, m) < 2**31 - 1 else np.int64  # halves the streamed bytes
     seg_src = np.empty(m, idx)
     seg_eid = np.empty(m, idx)
-    _fill(graph.in_indptr, graph.in_src, graph.in_eid, n, segment_size, eoff[:-1], boff[:-1],
-          blk_dst, blk_ptr, seg_src, seg_eid)
+    _fill(
+        graph.in_indptr,
+        graph.in_src,
+        graph.in_eid,
+        n,
+        segment_size,
+        eoff[:-1],
+        boff[:-1],
+        blk_dst,
+        blk_ptr,
+        seg_src,
+        seg_eid,
+    )
     bounds = np.empty((nseg, chunks + 1), np.int64)
     for s in range(nseg):
         b0, b1 = int(boff[s]), int(boff[s + 1])

@@ -21,14 +21,20 @@ from gas.program import ProgramSpec
 
 __all__ = ["typecheck"]
 
-_NOISE = re.compile(r"^(Failed in .* pipeline|During: |No implementation of function|Resolution failure|- Resolution|\^+$|\s*$)")
+_NOISE = re.compile(
+    r"^(Failed in .* pipeline|During: |No implementation of function|Resolution failure"
+    r"|- Resolution|\^+$|\s*$)"
+)
 
 
 def _summarize(err: Exception) -> str:
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(err))
     lines = [ln.rstrip() for ln in text.splitlines()]
     keep = [ln for ln in lines if not _NOISE.match(ln)]
-    what = next((ln.strip() for ln in keep if not ln.lstrip().startswith("File ") and "<source" not in ln), "")
+    what = next(
+        (ln.strip() for ln in keep if not ln.lstrip().startswith("File ") and "<source" not in ln),
+        "",
+    )
     loc = re.search(r'File "([^"]+)", line (\d+)', text) or re.search(r" at (\S+) \((\d+)\)", text)
     return f"{what} (at {loc.group(1)}:{loc.group(2)})" if loc else what
 
@@ -75,20 +81,21 @@ def typecheck(spec: ProgramSpec, VC: tuple, EC: tuple, params: np.ndarray, ctx: 
             ) from None
         if name in ("gather", "sum"):
             if isinstance(ret, types.NoneType):
-                raise ProgramError(f"{where} returns nothing; it must return a {spec.gather_type} value (gather_type)")
+                raise ProgramError(
+                    f"{where} returns nothing; it must return a {spec.gather_type} value (gather_type)"
+                )
             if not _fits(ret, spec.gather_type):
                 raise ProgramError(
                     f"{where} returns {ret}, which does not fit gather_type {spec.gather_type}. "
                     f"Fix: return a {spec.gather_type} value, or set gather_type = np.{ret} on the class"
                 )
         elif name == "scatter" and not isinstance(ret, types.Boolean):
-            raise ProgramError(
-                f"{where} returns {ret}; it must return True (signal the neighbour) or False"
-            )
+            raise ProgramError(f"{where} returns {ret}; it must return True (signal the neighbour) or False")
         elif name == "aggregate":
             k = len(spec.agg_names)
             ok = (k == 1 and isinstance(ret, (types.Number, types.Boolean))) or (
-                isinstance(ret, types.BaseTuple) and len(ret) == k
+                isinstance(ret, types.BaseTuple)
+                and len(ret) == k
                 and all(isinstance(t, (types.Number, types.Boolean)) for t in ret)
             )
             if not ok:

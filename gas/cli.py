@@ -184,11 +184,23 @@ def _cmd_info(args: argparse.Namespace) -> int:
 def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
     p.add_argument("file", metavar="FILE", help="edge list (.txt/.tsv/.csv, .gz/.bz2) or .npz")
     if output:
-        p.add_argument("--output", "-o", metavar="PATH", default=None, help="write id<TAB>value lines here (atomically)")
+        p.add_argument(
+            "--output",
+            "-o",
+            metavar="PATH",
+            default=None,
+            help="write id<TAB>value lines here (atomically)",
+        )
         p.add_argument("--threads", type=int, default=None, help="Numba threads (default: all cores)")
-    p.add_argument("--skip-rows", type=int, default=0, help="skip this many leading lines (e.g. a CSV header)")
+    p.add_argument(
+        "--skip-rows", type=int, default=0, help="skip this many leading lines (e.g. a CSV header)"
+    )
     p.add_argument("--keep-duplicates", action="store_true", help="keep repeated edges as parallel edges")
-    p.add_argument("--undirected", action="store_true", help="treat each line as an undirected edge (add the reverse)")
+    p.add_argument(
+        "--undirected",
+        action="store_true",
+        help="treat each line as an undirected edge (add the reverse)",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
 
@@ -205,8 +217,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    p = sub.add_parser("pagerank", help="PageRank (networkx normalization)", formatter_class=_Fmt,
-                       description="PageRank of every vertex; scores sum to 1.")
+    p = sub.add_parser(
+        "pagerank",
+        help="PageRank (networkx normalization)",
+        formatter_class=_Fmt,
+        description="PageRank of every vertex; scores sum to 1.",
+    )
     _common(p)
     p.add_argument("--alpha", type=float, default=0.85, help="damping factor")
     p.add_argument("--tol", type=float, default=1e-6, help="stop when the L1 change < num_vertices * tol")
@@ -215,22 +231,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weighted", action="store_true", help="use the third column as edge weights")
     p.set_defaults(func=_cmd_pagerank)
 
-    p = sub.add_parser("cc", help="weakly connected components", formatter_class=_Fmt,
-                       description="Component of every vertex = smallest original id in it.")
+    p = sub.add_parser(
+        "cc",
+        help="weakly connected components",
+        formatter_class=_Fmt,
+        description="Component of every vertex = smallest original id in it.",
+    )
     _common(p)
     p.add_argument("--top", type=int, default=0, help="print the K largest components")
     p.set_defaults(func=_cmd_cc)
 
-    p = sub.add_parser("sssp", help="single-source shortest paths", formatter_class=_Fmt,
-                       description="Distances from --source (weighted if the file has a third column, "
-                       "else hop counts); unreachable = inf.")
+    p = sub.add_parser(
+        "sssp",
+        help="single-source shortest paths",
+        formatter_class=_Fmt,
+        description="Distances from --source (weighted if the file has a third column, "
+        "else hop counts); unreachable = inf.",
+    )
     _common(p)
     p.add_argument("--source", required=True, metavar="ID", help="original id of the source vertex")
     p.add_argument("--hops", action="store_true", help="count hops even if the file has weights")
     p.set_defaults(func=_cmd_sssp)
 
-    p = sub.add_parser("info", help="graph statistics", formatter_class=_Fmt,
-                       description="Vertices, edges, self-loops, duplicates, degrees, memory.")
+    p = sub.add_parser(
+        "info",
+        help="graph statistics",
+        formatter_class=_Fmt,
+        description="Vertices, edges, self-loops, duplicates, degrees, memory.",
+    )
     _common(p, output=False)
     p.set_defaults(func=_cmd_info)
 

@@ -39,8 +39,8 @@ import numpy as np
 from gas._codegen import is_known_good, load_kernels, mark_good
 from gas._segments import Segments, build_segments
 from gas._typecheck import typecheck
-from gas.errors import GasError
 from gas.config import CONFIG
+from gas.errors import GasError
 from gas.exchange import Exchange, LocalExchange
 from gas.graph import Graph
 from gas.partitioned import Partition
@@ -140,7 +140,15 @@ class SyncEngine:
         sdir = EdgeDir(program.scatter_edges)
         deg_in, deg_out = g.in_degree, g.out_degree
         self._gather_deg = (deg_in if gdir & EdgeDir.IN else 0) + (deg_out if gdir & EdgeDir.OUT else 0)
-        work = np.asarray(self._gather_deg + (deg_in if sdir & EdgeDir.IN else 0) + (deg_out if sdir & EdgeDir.OUT else 0), np.int64) + 1
+        work = (
+            np.asarray(
+                self._gather_deg
+                + (deg_in if sdir & EdgeDir.IN else 0)
+                + (deg_out if sdir & EdgeDir.OUT else 0),
+                np.int64,
+            )
+            + 1
+        )
         work = np.broadcast_to(work, (g.num_vertices,))
         import numba
 
@@ -148,9 +156,7 @@ class SyncEngine:
         per = CONFIG["chunks_per_thread"]
         self.chunks = _chunks(np.ascontiguousarray(work), 1 if debug else self._nthreads * per)
         seg = CONFIG["segment_size"]
-        self._use_segments = (
-            not debug and gdir == EdgeDir.IN and seg > 0 and g.num_vertices > seg
-        )
+        self._use_segments = not debug and gdir == EdgeDir.IN and seg > 0 and g.num_vertices > seg
 
     def _segments(self) -> Segments:
         """The cache-blocked in-edge layout, built once per graph and kept on it."""
@@ -276,14 +282,47 @@ class SyncEngine:
                     if everyone and self._use_segments:
                         sg = self._segments()
                         eids = sg.seg_eid if EC else sg.seg_src  # unused ids: no second stream
-                        k.k_gather_seg(sg.bounds, sg.blk_dst, sg.blk_ptr, sg.seg_src, eids,
-                                       VC, EC, P, self.acc, self.zero)
+                        k.k_gather_seg(
+                            sg.bounds,
+                            sg.blk_dst,
+                            sg.blk_ptr,
+                            sg.seg_src,
+                            eids,
+                            VC,
+                            EC,
+                            P,
+                            self.acc,
+                            self.zero,
+                        )
                     elif everyone:
-                        k.k_gather_all(ch, VC, EC, P, g.out_indptr, g.dst, g.in_indptr, g.in_src,
-                                       g.in_eid if EC else g.in_src, self.acc, self.zero)
+                        k.k_gather_all(
+                            ch,
+                            VC,
+                            EC,
+                            P,
+                            g.out_indptr,
+                            g.dst,
+                            g.in_indptr,
+                            g.in_src,
+                            g.in_eid if EC else g.in_src,
+                            self.acc,
+                            self.zero,
+                        )
                     else:
-                        k.k_gather(ch, act, VC, EC, P, g.out_indptr, g.dst, g.in_indptr, g.in_src,
-                                   g.in_eid, self.acc, self.zero)
+                        k.k_gather(
+                            ch,
+                            act,
+                            VC,
+                            EC,
+                            P,
+                            g.out_indptr,
+                            g.dst,
+                            g.in_indptr,
+                            g.in_src,
+                            g.in_eid,
+                            self.acc,
+                            self.zero,
+                        )
                     self.exchange.reduce_gather(self.acc, act, 0)
                 else:
                     self.acc.fill(self.zero[0])
@@ -296,12 +335,28 @@ class SyncEngine:
                 self.exchange.sync_vertices(VC, act)
                 if scatters:
                     signal = np.zeros(n, np.uint8)
-                    k.k_scatter(ch, act, VC, EC, P, g.out_indptr, g.dst, g.in_indptr, g.in_src,
-                                g.in_eid, signal)
+                    k.k_scatter(
+                        ch,
+                        act,
+                        VC,
+                        EC,
+                        P,
+                        g.out_indptr,
+                        g.dst,
+                        g.in_indptr,
+                        g.in_src,
+                        g.in_eid,
+                        signal,
+                    )
                     self.exchange.reduce_signals(signal)
                 aggs = self._aggregate(part if fused else None)
-                stat = {"iteration": it, "active": count, "edges": edges,
-                        "seconds": time.perf_counter() - t0, **aggs}
+                stat = {
+                    "iteration": it,
+                    "active": count,
+                    "edges": edges,
+                    "seconds": time.perf_counter() - t0,
+                    **aggs,
+                }
                 stats.append(stat)
                 it += 1
                 if progress is not None:

@@ -155,9 +155,7 @@ class Graph:
         s = _as_id_array(src, "src")
         d = _as_id_array(dst, "dst")
         if s.shape != d.shape:
-            raise GraphError(
-                f"Expected 'src' and 'dst' of equal length (got {s.shape[0]} and {d.shape[0]})"
-            )
+            raise GraphError(f"Expected 'src' and 'dst' of equal length (got {s.shape[0]} and {d.shape[0]})")
         cols: dict[str, np.ndarray] = {}
         if weights is not None:
             w = np.asarray(weights, dtype=np.float64)
@@ -181,7 +179,12 @@ class Graph:
                     f"Vertex id {bad} is outside 0..{n - 1} (num_vertices={n})",
                 )
             return cls._from_internal(
-                s.astype(np.int64), d.astype(np.int64), n, np.arange(n, dtype=np.int64), cols, dedupe
+                s.astype(np.int64),
+                d.astype(np.int64),
+                n,
+                np.arange(n, dtype=np.int64),
+                cols,
+                dedupe,
             )
         if s.dtype != d.dtype:
             s = s.astype(np.uint64)
@@ -275,13 +278,9 @@ class Graph:
         """
         for col in (source, target) + ((weight,) if weight else ()):
             if col not in df.columns:
-                raise GraphError(
-                    f"Expected a column named {col!r} (got columns {list(df.columns)})"
-                )
+                raise GraphError(f"Expected a column named {col!r} (got columns {list(df.columns)})")
         w = df[weight].to_numpy(dtype=np.float64) if weight else None
-        return cls.from_edges(
-            df[source].to_numpy(), df[target].to_numpy(), weights=w, dedupe=dedupe
-        )
+        return cls.from_edges(df[source].to_numpy(), df[target].to_numpy(), weights=w, dedupe=dedupe)
 
     def symmetrized(self) -> Graph:
         """The graph with every edge in both directions (an undirected graph stored as directed).
@@ -360,7 +359,13 @@ class Graph:
     def nbytes(self) -> int:
         """Memory held by the graph's arrays, in bytes."""
         arrays = [
-            self.out_indptr, self.src, self.dst, self.in_indptr, self.in_src, self.in_eid, self.ids
+            self.out_indptr,
+            self.src,
+            self.dst,
+            self.in_indptr,
+            self.in_src,
+            self.in_eid,
+            self.ids,
         ] + list(self.edata.values())
         return int(sum(a.nbytes for a in arrays))
 
@@ -369,10 +374,12 @@ class Graph:
         out_deg = self.out_degree
         in_deg = self.in_degree
         deg = out_deg + in_deg
+
         def stats(d: np.ndarray) -> tuple[int, float, int]:
             if d.size == 0:
                 return (0, 0.0, 0)
             return (int(d.min()), float(np.median(d)), int(d.max()))
+
         return {
             "vertices": self.num_vertices,
             "edges": self.num_edges,

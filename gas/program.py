@@ -18,9 +18,10 @@ Methods a program may define (``self`` holds the numeric attributes set in ``__i
     converged(self, ctx) -> bool    plain Python, after each superstep: True stops the run
 
 Vertex records carry the declared ``vertex_data`` fields plus, when a method reads them, the
-read-only ``vid`` (the internal vertex id), ``out_degree`` and ``in_degree``. Edge records carry the graph's edge columns (such as
-``weight``) and the declared ``edge_data`` fields. ``ctx`` has ``iteration``, ``num_vertices``,
-``num_edges`` and one field per declared aggregate (its value after the previous superstep).
+read-only ``vid`` (the internal vertex id), ``out_degree`` and ``in_degree``. Edge records carry
+the graph's edge columns (such as ``weight``) and the declared ``edge_data`` fields. ``ctx`` has
+``iteration``, ``num_vertices``, ``num_edges`` and one field per declared aggregate (its value
+after the previous superstep).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ BUILTIN_VERTEX_FIELDS = {
 }
 AGG_OPS = {"sum": 0, "max": 1, "min": 2}
 
-# name -> (parameter names after self, meaning of each, whether required)
+# method name -> (parameter names after self, signature shown in error messages)
 _METHODS: dict[str, tuple[tuple[str, ...], str]] = {
     "init": (("v", "ctx"), "init(self, v, ctx)"),
     "gather": (("v", "e", "nbr"), "gather(self, v, e, nbr) -> gather_type"),
@@ -183,8 +184,7 @@ def _overridden(program: VertexProgram, name: str) -> Any:
         )
     if not inspect.isfunction(fn):
         raise ProgramError(
-            f"{type(program).__name__}.{name} must be a method defined with def "
-            f"(got {type(fn).__name__})"
+            f"{type(program).__name__}.{name} must be a method defined with def (got {type(fn).__name__})"
         )
     return fn
 
@@ -212,7 +212,8 @@ def _param_fields(program: VertexProgram) -> dict[str, Any]:
     numeric = (bool, int, float, np.bool_, np.integer, np.floating)
     skip = set(vars(VertexProgram))
     return {
-        k: v for k, v in out.items()
+        k: v
+        for k, v in out.items()
         if isinstance(v, numeric) and not isinstance(v, EdgeDir) and (k in vars(program) or k not in skip)
     }
 
@@ -244,9 +245,7 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
             f"pass {program.__name__}() instead"
         )
     if not isinstance(program, VertexProgram):
-        raise ProgramError(
-            f"Expected a gas.VertexProgram subclass instance (got {type(program).__name__})"
-        )
+        raise ProgramError(f"Expected a gas.VertexProgram subclass instance (got {type(program).__name__})")
     cls_name = type(program).__name__
     for attr in ("gather_edges", "scatter_edges"):
         val = getattr(program, attr)
@@ -276,9 +275,7 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
         )
     for k, op in aggs.items():
         if op not in AGG_OPS:
-            raise ProgramError(
-                f"{cls_name}.aggregates['{k}'] must be one of {sorted(AGG_OPS)} (got {op!r})"
-            )
+            raise ProgramError(f"{cls_name}.aggregates['{k}'] must be one of {sorted(AGG_OPS)} (got {op!r})")
     for name, fn in fns.items():
         if fn is None:
             continue

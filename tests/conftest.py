@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(os.environ.get("GAS_SHARED_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"))
+SHARED = Path(
+    os.environ.get("GAS_SHARED_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets")
+)
 
 
 def shared_path(relative: str) -> Path:

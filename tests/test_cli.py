@@ -28,7 +28,18 @@ def _nx():
 
 def test_pagerank_writes_all_vertices_with_original_ids(edge_file, tmp_path, capsys):
     out = tmp_path / "ranks.tsv"
-    args = ["pagerank", str(edge_file), "--tol", "1e-12", "--max-iter", "1000", "-o", str(out), "--top", "2"]
+    args = [
+        "pagerank",
+        str(edge_file),
+        "--tol",
+        "1e-12",
+        "--max-iter",
+        "1000",
+        "-o",
+        str(out),
+        "--top",
+        "2",
+    ]
     assert main(args) == 0
     cap = capsys.readouterr()
     ref = nx.pagerank(_nx(), tol=1e-12, max_iter=1000)  # oracle
@@ -64,7 +75,10 @@ def test_info(edge_file, capsys):
 
 def test_help_shows_defaults(capsys):
     parser = build_parser()
-    for cmd, opts in {"pagerank": ["--alpha", "--tol", "--max-iter", "--threads"], "sssp": ["--source"]}.items():
+    for cmd, opts in {
+        "pagerank": ["--alpha", "--tol", "--max-iter", "--threads"],
+        "sssp": ["--source"],
+    }.items():
         with pytest.raises(SystemExit):
             parser.parse_args([cmd, "--help"])
         text = capsys.readouterr().out

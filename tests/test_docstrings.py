@@ -8,8 +8,6 @@ import pkgutil
 
 import pytest
 
-import gas
-
 SKIP = {"gas._template", "gas.cli"}
 
 

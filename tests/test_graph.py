@@ -61,9 +61,7 @@ def test_csr_and_csc_describe_the_same_edge_set(edges):
     expect = sorted(set(edges))  # oracle: Python set of pairs
     csr = [(u, int(g.dst[e])) for u in range(31) for e in range(g.out_indptr[u], g.out_indptr[u + 1])]
     assert csr == expect
-    csc = sorted(
-        (int(g.in_src[k]), v) for v in range(31) for k in range(g.in_indptr[v], g.in_indptr[v + 1])
-    )
+    csc = sorted((int(g.in_src[k]), v) for v in range(31) for k in range(g.in_indptr[v], g.in_indptr[v + 1]))
     assert csc == expect
     for v in range(31):
         for k in range(g.in_indptr[v], g.in_indptr[v + 1]):
@@ -90,7 +88,9 @@ def test_from_scipy_and_pandas():
     A = sp.csr_array(np.array([[0, 2.5, 0], [0, 0, 1.0], [4.0, 0, 0]]))
     g = gas.Graph.from_scipy(A)
     assert list(zip(g.src.tolist(), g.dst.tolist(), g.weights.tolist())) == [
-        (0, 1, 2.5), (1, 2, 1.0), (2, 0, 4.0)
+        (0, 1, 2.5),
+        (1, 2, 1.0),
+        (2, 0, 4.0),
     ]
     df = pd.DataFrame({"source": [10, 30], "target": [30, 20]})
     g2 = gas.Graph.from_pandas(df)

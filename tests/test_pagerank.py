@@ -6,9 +6,9 @@ import networkx as nx
 import numpy as np
 import pytest
 from conftest import nx_digraph, shared_path
+from gas.algorithms import pagerank
 
 import gas
-from gas.algorithms import pagerank
 
 SHARED_DIRECTED = [
     "wiki-Vote/Wiki-Vote.txt",
@@ -22,7 +22,12 @@ SHARED_DIRECTED = [
 
 def _l1_vs_networkx(g: gas.Graph, G: nx.DiGraph, **kw) -> float:
     ours = pagerank(g, tol=1e-13, max_iter=1000, **kw)
-    ref = nx.pagerank(G, tol=1e-13, max_iter=1000, **({"weight": kw["weight"]} if "weight" in kw else {"weight": None}))
+    ref = nx.pagerank(
+        G,
+        tol=1e-13,
+        max_iter=1000,
+        **({"weight": kw["weight"]} if "weight" in kw else {"weight": None}),
+    )
     ref_arr = np.array([ref[i] for i in g.ids.tolist()])
     return float(np.abs(ours - ref_arr).sum())
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gas.algorithms import pagerank
 
 import gas
-from gas.algorithms import pagerank
 
 
 class UserPageRank(gas.VertexProgram):
@@ -140,7 +140,7 @@ class GatherReturnsNothing(gas.VertexProgram):
     vertex_data = {"x": np.float64}
 
     def gather(self, v, e, nbr):
-        v.x
+        v.x  # noqa: B018  (deliberately returns nothing)
 
     def apply(self, v, total, ctx):
         v.x = total
@@ -195,18 +195,28 @@ class MissingGather(gas.VertexProgram):
 CASES = [
     (NoApply(), r"NoApply has no apply method.*define apply\(self, v, total, ctx\)"),
     (BadField(), r"BadField\.gather .*unknown vertex field 'nbr\.rnk'; did you mean 'rank'"),
-    (WrongGatherType(), r"WrongGatherType\.gather returns float64, which does not fit gather_type int64"),
+    (
+        WrongGatherType(),
+        r"WrongGatherType\.gather returns float64, which does not fit gather_type int64",
+    ),
     (GatherReturnsNothing(), r"GatherReturnsNothing\.gather returns nothing"),
     (ScatterNotBool(), r"ScatterNotBool\.scatter returns float64; it must return True"),
     (WrongArity(), r"WrongArity\.gather takes 3 parameters; expected 4"),
-    (UnknownParam(), r"UnknownParam\.apply .*unknown program attribute 'self\.scale'.*set self\.scale"),
+    (
+        UnknownParam(),
+        r"UnknownParam\.apply .*unknown program attribute 'self\.scale'.*set self\.scale",
+    ),
     (NotCompilable(), r"NotCompilable\.apply cannot be compiled"),
     (MissingGather(), r"gathers over ALL edges but has no gather method"),
     (NoApply, r"got the class NoApply"),
 ]
 
 
-@pytest.mark.parametrize("program,pattern", CASES, ids=[type(c[0]).__name__ if not isinstance(c[0], type) else "class" for c in CASES])
+@pytest.mark.parametrize(
+    "program,pattern",
+    CASES,
+    ids=[type(c[0]).__name__ if not isinstance(c[0], type) else "class" for c in CASES],
+)
 def test_malformed_programs_rejected_with_named_method(program, pattern):
     g = gas.Graph.from_edges([0, 1], [1, 2])
     with pytest.raises(gas.ProgramError, match=pattern) as info:

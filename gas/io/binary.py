@@ -129,8 +129,7 @@ def load_npz(path: str | os.PathLike) -> Graph:
         raise _bad(p, "missing format version")
     if int(version) != FORMAT_VERSION:
         raise InputError(
-            f"unsupported binary format version {int(version)} (this gaslab reads version "
-            f"{FORMAT_VERSION})",
+            f"unsupported binary format version {int(version)} (this gaslab reads version {FORMAT_VERSION})",
             path=p,
             hint="upgrade gaslab, or re-create the file from the text edge list",
         )
@@ -144,16 +143,12 @@ def load_npz(path: str | os.PathLike) -> Graph:
     for key, col in data.items():
         if key.startswith(_EDATA):
             if col.shape[:1] != (m,):
-                raise _bad(
-                    p, f"edge column {key[len(_EDATA) :]!r} has {col.shape[:1]} rows, not {m}"
-                )
+                raise _bad(p, f"edge column {key[len(_EDATA) :]!r} has {col.shape[:1]} rows, not {m}")
             edata[key[len(_EDATA) :]] = col
     return Graph(indptr, src, dst, ids, edata, num_duplicates=int(data["num_duplicates"]))
 
 
-def _check_arrays(
-    p: str, indptr: np.ndarray, src: np.ndarray, dst: np.ndarray, ids: np.ndarray
-) -> None:
+def _check_arrays(p: str, indptr: np.ndarray, src: np.ndarray, dst: np.ndarray, ids: np.ndarray) -> None:
     for name, a in (("out_indptr", indptr), ("src", src), ("dst", dst)):
         if a.ndim != 1 or a.dtype != np.int64:
             raise _bad(p, f"{name!r} should be a 1-D int64 array (got {a.dtype}, shape {a.shape})")

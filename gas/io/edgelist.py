@@ -19,8 +19,7 @@ __all__ = ["read_edgelist", "read_bytes"]
 _MMAP_MIN = 1 << 20
 
 _HEADER_HINT = (
-    "if this is a header line, skip it with skip_rows={n} (CLI: --skip-rows {n}) "
-    "or start it with '#'"
+    "if this is a header line, skip it with skip_rows={n} (CLI: --skip-rows {n}) or start it with '#'"
 )
 
 
@@ -90,9 +89,7 @@ def _compressed(head: bytes) -> bool:
 def _read_zip(p: str, member: str | None) -> bytes:
     with zipfile.ZipFile(p) as z:
         names = [
-            i.filename
-            for i in z.infolist()
-            if not i.is_dir() and not i.filename.startswith("__MACOSX/")
+            i.filename for i in z.infolist() if not i.is_dir() and not i.filename.startswith("__MACOSX/")
         ]
         if member is None:
             if len(names) != 1:
@@ -134,9 +131,7 @@ def _is_number(token: str) -> bool:
     return True
 
 
-def _raise_parse_error(
-    p: str, buf: np.ndarray, code: int, line: int, ls: int, tok: int, k: int
-) -> None:
+def _raise_parse_error(p: str, buf: np.ndarray, code: int, line: int, ls: int, tok: int, k: int) -> None:
     text = _line_text(buf, ls)
     token = _token_text(buf, tok)
     if code == _parse.ERR_ID_TOKEN:
@@ -203,9 +198,7 @@ def _apply_fallback(
     starts = (fb[:, 0] + off).tolist()
     ends = (fb[:, 1] + off).tolist()
     try:
-        values = np.array(
-            [float(raw[s:e]) for s, e in zip(starts, ends, strict=True)], dtype=np.float64
-        )
+        values = np.array([float(raw[s:e]) for s, e in zip(starts, ends, strict=True)], dtype=np.float64)
     except ValueError:
         for j, (s, e) in enumerate(zip(starts, ends, strict=True)):
             try:
@@ -302,9 +295,7 @@ def read_edgelist(
     if buf[:3].tobytes() == b"\xef\xbb\xbf":  # UTF-8 byte order mark
         off = 3
         buf = buf[3:]
-    mode = {None: _parse.MODE_AUTO, False: _parse.MODE_UNWEIGHTED, True: _parse.MODE_WEIGHTED}[
-        weights
-    ]
+    mode = {None: _parse.MODE_AUTO, False: _parse.MODE_UNWEIGHTED, True: _parse.MODE_WEIGHTED}[weights]
     capacity = buf.shape[0] // 12 + 16
     src, dst, w, k, fb, nfb, big, weighted, err, line, ls, tok = _parse.parse_edges(
         buf, skip_rows, mode, capacity
