@@ -165,9 +165,7 @@ def test_skip_rows_counts_physical_lines(tmp_path):
     src, _, _ = read_edgelist(p, skip_rows=1)
     assert src.tolist() == [1, 3]
     with pytest.raises(gas.InputError, match=r":2: expected a non-negative(.|\n)*skip_rows=2"):
-        read_edgelist(
-            write(tmp_path, "a b\nsource,target\n1,2\n", "h.txt"), skip_rows=1, weights=False
-        )
+        read_edgelist(write(tmp_path, "a b\nsource,target\n1,2\n", "h.txt"), skip_rows=1, weights=False)
 
 
 # ---------------------------------------------------------------- exact weights

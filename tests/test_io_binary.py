@@ -136,9 +136,7 @@ def test_newer_version_rejected(tmp_path):
     save(gas.Graph.from_edges([0], [1]), good)
     bad = tmp_path / "v2.npz"
     _rewrite(good, bad, {"version": np.array(FORMAT_VERSION + 1)})
-    with pytest.raises(
-        gas.InputError, match=f"unsupported binary format version {FORMAT_VERSION + 1}"
-    ):
+    with pytest.raises(gas.InputError, match=f"unsupported binary format version {FORMAT_VERSION + 1}"):
         load_npz(bad)
 
 
