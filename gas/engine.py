@@ -23,6 +23,11 @@ run stops when ``A_{t+1}`` is empty, when ``program.converged(ctx)`` returns Tru
 
 Each phase is a Numba ``prange`` over degree-balanced vertex ranges; a vertex's data and its
 gather total are written only by the thread owning its range, so there are no racy updates.
+When every vertex is active and the program gathers over in-edges only, the gather runs over a
+cache-blocked layout (:mod:`gas._segments`: sources split into segments of
+``gas.config.CONFIG["segment_size"]`` vertices) on graphs larger than one segment; the sum is
+then taken in a different order, which the GAS contract (a commutative, associative ``sum``)
+allows. With aggregates and no scatter, apply and aggregate run in one fused pass.
 The engine runs on a :class:`~gas.partitioned.Partition` and talks to other partitions only
 through an :class:`~gas.exchange.Exchange` (a no-op for one process).
 """
