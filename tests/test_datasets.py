@@ -69,6 +69,31 @@ def test_rmat_pair_distribution(scale, noise):
     assert np.abs(np.sort(freq) - np.sort(expected.ravel())).max() < tol
 
 
+def test_rmat_alias_tables_exact():
+    # oracle: numpy.kron of the per-level 2x2 quadrant matrices; the alias tables must realise
+    # each (source bits, target bits) pattern of a group with that probability (to 2**-32)
+    from gas.datasets.generators import _group_tables, _level_probabilities
+
+    probs = _level_probabilities(10, 0.57, 0.19, 0.19, 0.3, seed=1)
+    tables, widths = _group_tables(probs)
+    assert widths.tolist() == [4, 4, 2]
+    bucket = 1 << 24
+    for g, k in enumerate(widths.tolist()):
+        thr = (tables[g] & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        own = ((tables[g] >> np.uint64(32)) & np.uint64(0xFF)).astype(np.int64)
+        alias = ((tables[g] >> np.uint64(40)) & np.uint64(0xFF)).astype(np.int64)
+        assert thr.min() >= 0 and thr.max() <= bucket
+        real = np.bincount(own, weights=thr, minlength=256)
+        real += np.bincount(alias, weights=bucket - thr, minlength=256)
+        expected = np.ones((1, 1))
+        for level in range(4 * g, 4 * g + k):
+            expected = np.kron(expected, probs[level].reshape(2, 2))
+        for sb in range(2**k):
+            for db in range(2**k):
+                assert abs(real[(sb << 4) | db] / 2**32 - expected[sb, db]) < 2**-31
+        assert real.sum() == 2**32
+
+
 def test_rmat_labels_permuted_and_skewed():
     src, dst = rmat(14, seed=0)
     deg = np.bincount(np.concatenate([src, dst]), minlength=1 << 14)
