@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["parse_edges", "MODE_AUTO", "MODE_UNWEIGHTED", "MODE_WEIGHTED", "ERROR_NAMES"]
+__all__ = ["parse_edges", "MODE_AUTO", "MODE_UNWEIGHTED", "MODE_WEIGHTED"]
 
 MODE_AUTO = -1
 MODE_UNWEIGHTED = 0
@@ -38,16 +38,7 @@ STOP_END = 0
 STOP_FULL = -1
 STOP_FB_FULL = -2
 
-ERROR_NAMES = {
-    ERR_ID_TOKEN: "id_token",
-    ERR_ONE_COLUMN: "one_column",
-    ERR_NEGATIVE_ID: "negative_id",
-    ERR_ID_TOO_LARGE: "id_too_large",
-    ERR_NO_WEIGHT: "no_weight",
-    ERR_EXTRA_COLUMN: "extra_column",
-}
-
-_POW10 = np.array([10.0**k for k in range(23)], dtype=np.float64)
+_POW10 = np.array([float(10**k) for k in range(23)], dtype=np.float64)  # all exact
 _TWO53 = np.uint64(2**53)
 _I64_MAX = np.uint64(2**63 - 1)
 _U64_MAX_DIV10 = np.uint64((2**64 - 1) // 10)
