@@ -295,6 +295,8 @@ def read_edgelist(
     if buf[:3].tobytes() == b"\xef\xbb\xbf":  # UTF-8 byte order mark
         off = 3
         buf = buf[3:]
+    if weights not in (None, True, False):
+        raise ValueError(f"Expected weights to be None, True or False (got {weights!r})")
     mode = {None: _parse.MODE_AUTO, False: _parse.MODE_UNWEIGHTED, True: _parse.MODE_WEIGHTED}[weights]
     capacity = buf.shape[0] // 12 + 16
     src, dst, w, k, fb, nfb, big, weighted, err, line, ls, tok = _parse.parse_edges(
