@@ -70,6 +70,7 @@ def test_name_is_kept_exactly(tmp_path):
     save(g, str(p))
     assert sorted(os.listdir(tmp_path)) == ["graph.bin"]  # np.savez would append ".npz"
     assert_same_graph(g, load_npz(p))
+    assert_same_graph(g, load(p))  # recognised by content, not by name
 
 
 def test_overwrite_is_atomic_on_failure(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import zipfile
 
 from gas.errors import GraphError, InputError
 from gas.graph import Graph
@@ -22,8 +23,9 @@ def load(
 ) -> Graph:
     """Read a graph from a binary ``.npz`` file or a text edge list (plain, gz, bz2 or zip).
 
-    A path ending in ``.npz`` is read with :func:`~gas.io.binary.load_npz` (the keyword options
-    do not apply to it); anything else with :func:`~gas.io.edgelist.read_edgelist` and then
+    A file written by :func:`~gas.io.binary.save` (recognised by content, whatever its name, or
+    any path ending in ``.npz``) is read with :func:`~gas.io.binary.load_npz` and the keyword
+    options do not apply; anything else with :func:`~gas.io.edgelist.read_edgelist` and then
     :meth:`Graph.from_edges`.
 
     Parameters
@@ -57,7 +59,7 @@ def load(
     (3, 2, [100, 200, 300], 1)
     """
     p = os.fspath(path)
-    if p.lower().endswith(".npz"):
+    if p.lower().endswith(".npz") or _is_saved_graph(p):
         return load_npz(p)
     src, dst, w = read_edgelist(p, weights=weights, skip_rows=skip_rows)
     try:
@@ -70,3 +72,15 @@ def load(
             if num_vertices is not None
             else None,
         ) from None
+
+
+def _is_saved_graph(p: str) -> bool:
+    """True for a zip archive holding the ``format`` entry that :func:`save` writes."""
+    try:
+        with open(p, "rb") as f:
+            if f.read(4) != b"PK\x03\x04":
+                return False
+        with zipfile.ZipFile(p) as z:
+            return "format.npy" in z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
