@@ -31,9 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from gas.algorithms import pagerank  # noqa: E402
-
 import gas  # noqa: E402
+from gas.algorithms import pagerank  # noqa: E402
 
 ALPHA = 0.85
 SHARED = ROOT.parent / "shared" / "datasets"

@@ -33,7 +33,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from gas.datasets import rmat  # noqa: E402
-
 from gas.io import read_edgelist  # noqa: E402
 
 

@@ -6,9 +6,9 @@ import networkx as nx
 import numpy as np
 import pytest
 from conftest import nx_digraph, shared_path
-from gas.algorithms import connected_components, sssp
 
 import gas
+from gas.algorithms import connected_components, sssp
 
 
 def _nx_components(G: nx.DiGraph) -> dict:

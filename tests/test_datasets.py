@@ -13,9 +13,9 @@ import hashlib
 import numba
 import numpy as np
 import pytest
-from gas.datasets import BUNDLED, bundled, load_bundled, powerlaw, rmat, rmat_graph
 
 import gas
+from gas.datasets import BUNDLED, bundled, load_bundled, powerlaw, rmat, rmat_graph
 
 
 def test_rmat_shape_and_range():

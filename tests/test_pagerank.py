@@ -6,9 +6,9 @@ import networkx as nx
 import numpy as np
 import pytest
 from conftest import nx_digraph, shared_path
-from gas.algorithms import pagerank
 
 import gas
+from gas.algorithms import pagerank
 
 SHARED_DIRECTED = [
     "wiki-Vote/Wiki-Vote.txt",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gas.algorithms import pagerank
 
 import gas
+from gas.algorithms import pagerank
 
 
 class UserPageRank(gas.VertexProgram):
