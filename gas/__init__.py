@@ -12,11 +12,11 @@ import os as _os
 # iteration on R-MAT-19 with one core busy). Passive waiting avoids it; a user's setting wins.
 _os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-from gas.engine import RunResult  # noqa: E402, SyncEngine, run
-from gas.errors import GasError, GraphError, InputError, ProgramError
-from gas.graph import Graph
-from gas.io import load, save
-from gas.program import ALL, IN, NONE, OUT, EdgeDir, VertexProgram
+from gas.engine import RunResult, SyncEngine, run  # noqa: E402  (after the environment default)
+from gas.errors import GasError, GraphError, InputError, ProgramError  # noqa: E402
+from gas.graph import Graph  # noqa: E402
+from gas.io import load, save  # noqa: E402
+from gas.program import ALL, IN, NONE, OUT, EdgeDir, VertexProgram  # noqa: E402
 
 __version__ = "0.1.0"
 
