@@ -104,8 +104,13 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+# Bump when the generated code's environment changes in a way the other inputs do not show
+# (e.g. which module the rewritten methods live in), so stale on-disk kernels are never reused.
+_KEY_VERSION = "3"
+
+
 def kernel_key(spec: ProgramSpec, jit: bool) -> str:
-    h = hashlib.sha256()
+    h = hashlib.sha256(_KEY_VERSION.encode())
     h.update(_TEMPLATE.encode())
     h.update(_header(spec, jit).encode())
     for name in sorted(spec.functions):

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import ast
 import difflib
+import hashlib
 import inspect
+import sys
 import textwrap
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -145,11 +148,20 @@ def rewrite_method(
     ast.fix_missing_locations(tree)
     ast.increment_lineno(tree, line0 - 1)
     code = compile(tree, fn.__code__.co_filename, "exec")
-    env = dict(fn.__globals__)
+    # Run the new definition in a module of its own, registered under a name derived from the
+    # method's identity: Numba's on-disk cache re-imports the module of a compiled function's
+    # globals when it loads a kernel, and the rewrite always runs before kernels are loaded.
+    tag = hashlib.sha1(f"{fn.__module__}.{fn.__qualname__}|{code.co_filename}".encode()).hexdigest()[:16]
+    modname = f"_gas_rewritten_{tag}"
+    module = types.ModuleType(modname)
+    env = module.__dict__
+    env.update({k: v for k, v in fn.__globals__.items() if k not in ("__name__", "__spec__", "__loader__")})
+    env["__name__"] = modname
     if fn.__closure__:
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
             env[name] = cell.cell_contents
     exec(code, env)
+    sys.modules[modname] = module
     out = env[fdef.name]
     out.__qualname__ = f"{where}"
     out.__gas_source__ = ast.unparse(tree)

@@ -240,3 +240,43 @@ def test_edge_fields_and_missing_weight():
     assert gas.run(g, UsesWeight()).output.tolist() == [0.0, 5.5, 2.0]
     with pytest.raises(gas.ProgramError, match="unknown edge field 'e.weight'"):
         gas.SyncEngine(gas.Graph.from_edges([0], [1]), UsesWeight())
+
+
+SCRIPT = """
+import numpy as np, gas
+ns = {"__name__": "not_importable_namespace", "np": np, "gas": gas}
+exec(compile(open(__file__ + ".prog").read(), __file__ + ".prog", "exec"), ns)
+g = gas.Graph.from_edges([0, 1, 2], [1, 2, 0])
+print(gas.run(g, ns["Twice"]()).output.tolist())
+"""
+
+PROG = """
+class Twice(gas.VertexProgram):
+    vertex_data = {"x": np.float64}
+    def gather(self, v, e, nbr):
+        return abs(nbr.vid * 2.0)
+    def apply(self, v, total, ctx):
+        v.x = total
+"""
+
+
+def test_cached_kernels_reload_in_a_new_process(tmp_path):
+    # a program from a namespace that is not an importable module, run in two processes: the
+    # second loads the kernels from the on-disk cache and must give the same answer
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "run.py"
+    script.write_text(SCRIPT)
+    (tmp_path / "run.py.prog").write_text(PROG)
+    env = dict(os.environ, GAS_CACHE_DIR=str(tmp_path / "cache"))
+    outs = [
+        subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+        for _ in range(2)
+    ]
+    for out in outs:
+        assert out.returncode == 0, out.stderr
+    # hand-computed: vertex v gathers 2 * (its in-neighbour's id): 0 <- 2, 1 <- 0, 2 <- 1
+    assert outs[0].stdout.strip() == outs[1].stdout.strip() == "[4.0, 0.0, 2.0]"
+    assert list((tmp_path / "cache").glob("__pycache__/*.nbi"))  # kernels were cached on disk
