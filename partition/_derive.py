@@ -7,8 +7,10 @@ while they are built, then packed into CSR form (``indptr``, sorted part ids).
 from __future__ import annotations
 
 import numpy as np
-from gas.partition._hash import hash_vertex, reduce_range
 from numba import njit
+
+from gas.partition._bits import lowest_bit, popcount
+from gas.partition._hash import hash_vertex, reduce_range
 
 _ONE = np.uint64(1)
 
@@ -16,15 +18,6 @@ _ONE = np.uint64(1)
 @njit(cache=True, inline="always")
 def _bit(p: np.int64) -> np.uint64:
     return _ONE << np.uint64(p & 63)
-
-
-@njit(cache=True, inline="always")
-def _popcount(x: np.uint64) -> np.int64:
-    c = 0
-    while x:
-        x &= x - _ONE
-        c += 1
-    return c
 
 
 @njit(cache=True)
@@ -82,29 +75,31 @@ def choose_masters(bits, num_parts, seed):
     for v in range(n):
         c = 0
         for k in range(w):
-            c += _popcount(bits[v, k])
+            c += popcount(bits[v, k])
         nrep[v] = c
         if c == 1:
             for k in range(w):
                 x = bits[v, k]
                 if x:
-                    p = 0
-                    while not (x >> np.uint64(p)) & _ONE:
-                        p += 1
-                    master[v] = k * 64 + p
-                    count[k * 64 + p] += 1
+                    p = k * 64 + lowest_bit(x)
+                    master[v] = p
+                    count[p] += 1
     for v in range(n):
         if nrep[v] < 2:
             continue
+        # fewest masters among the replicas; ties to the first at or after a hashed start
         start = reduce_range(hash_vertex(v, seed), num_parts)
         best = -1
-        for i in range(num_parts):
-            p = start + i
-            if p >= num_parts:
-                p -= num_parts
-            if bits[v, p >> 6] & _bit(p):
-                if best < 0 or count[p] < count[best]:
+        best_key = 0
+        for k in range(w):
+            x = bits[v, k]
+            while x:
+                p = k * 64 + lowest_bit(x)
+                x &= x - _ONE
+                key = count[p] * num_parts + (p - start if p >= start else p - start + num_parts)
+                if best < 0 or key < best_key:
                     best = p
+                    best_key = key
         master[v] = best
         count[best] += 1
     for v in range(n):
@@ -132,20 +127,17 @@ def bits_to_csr(bits, num_parts):
     for v in range(n):
         c = 0
         for k in range(w):
-            c += _popcount(bits[v, k])
+            c += popcount(bits[v, k])
         indptr[v + 1] = indptr[v] + c
     parts = np.empty(indptr[n], np.int32)
     for v in range(n):
         j = indptr[v]
         for k in range(w):
             x = bits[v, k]
-            p = 0
             while x:
-                if x & _ONE:
-                    parts[j] = k * 64 + p
-                    j += 1
-                x >>= _ONE
-                p += 1
+                parts[j] = k * 64 + lowest_bit(x)
+                j += 1
+                x &= x - _ONE
     return indptr, parts
 
 
@@ -183,3 +175,12 @@ def transpose_csr(indptr, parts, num_parts):
             verts[pos[p]] = v
             pos[p] += 1
     return out_ptr, verts
+
+
+@njit(cache=True)
+def count_cut(src, edge_part, vertex_part):
+    """Edges whose source's owner differs from the part of the edge (its target's owner)."""
+    c = 0
+    for e in range(src.shape[0]):
+        c += vertex_part[src[e]] != edge_part[e]
+    return c

@@ -28,11 +28,13 @@ each endpoint costs one cache miss.
 from __future__ import annotations
 
 import numpy as np
-from gas.partition._bits import ONE, popcount, select_bit
-from gas.partition._hash import next_random, reduce_range, seed_state
 from numba import njit
 
+from gas.partition._bits import ONE, popcount, prefetch_row, select_bit
+from gas.partition._hash import next_random, reduce_range, seed_state
+
 LEVELS = 64  # ring size; a power of two
+AHEAD = 24  # prefetch the state rows of the edge this many positions ahead
 _RING = LEVELS - 1
 
 
@@ -67,6 +69,9 @@ def greedy_stream(s, d, n, num_parts, lam, degree_weighted, seed, use_levels=Tru
     maxload = 0
     minload = 0
     for i in range(m):
+        if i + AHEAD < m:
+            prefetch_row(state, s[i + AHEAD])
+            prefetch_row(state, d[i + AHEAD])
         u = s[i]
         v = d[i]
         gu = 1.0

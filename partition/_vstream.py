@@ -15,8 +15,9 @@ highest score, ties to the lighter part, then at random:
 from __future__ import annotations
 
 import numpy as np
-from gas.partition._hash import next_random, reduce_range, seed_state
 from numba import njit
+
+from gas.partition._hash import next_random, reduce_range, seed_state
 
 LDG = 0
 FENNEL = 1

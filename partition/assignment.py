@@ -23,6 +23,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
+
 from gas.partition import _derive
 from gas.partition._hash import seed_to_uint
 
@@ -138,13 +139,15 @@ class Assignment:
         v = self.part_vertices(p)
         return v[self.master[v] != p]
 
-    @property
+    @cached_property
     def edges_per_part(self) -> np.ndarray:
-        return np.diff(self._part_edges[0])
+        """Number of edges stored on each part."""
+        return np.bincount(self.edge_part, minlength=self.num_parts)
 
-    @property
+    @cached_property
     def vertices_per_part(self) -> np.ndarray:
-        return np.diff(self._part_vertices[0])
+        """Number of local vertices (replicas) on each part."""
+        return np.bincount(self.replica_parts, minlength=self.num_parts)
 
     @property
     def masters_per_part(self) -> np.ndarray:
@@ -277,8 +280,7 @@ class EdgeCut(Assignment):
     @cached_property
     def cut_edges(self) -> int:
         """Number of edges whose endpoints are owned by different parts."""
-        vp = self.vertex_part
-        return int(np.count_nonzero(vp[self.src] != vp[self.dst]))
+        return int(_derive.count_cut(self.src, self.edge_part, self.vertex_part))
 
     @property
     def edge_cut_fraction(self) -> float:
@@ -286,12 +288,17 @@ class EdgeCut(Assignment):
         return self.cut_edges / self.num_edges if self.num_edges else 0.0
 
     @cached_property
-    def _ghosts(self) -> tuple[np.ndarray, np.ndarray]:
+    def _ghost_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per vertex, the parts other than its owner where it is a ghost (CSR)."""
         bits = _derive.ghost_bits(self.src, self.dst, self.vertex_part, self.num_vertices, self.num_parts)
         own = self.vertex_part.astype(np.int64)
         own_bit = np.uint64(1) << (own & 63).astype(np.uint64)
         bits[np.arange(self.num_vertices), own >> 6] &= ~own_bit
-        indptr, parts = _derive.bits_to_csr(bits, self.num_parts)
+        return _derive.bits_to_csr(bits, self.num_parts)
+
+    @cached_property
+    def _ghosts(self) -> tuple[np.ndarray, np.ndarray]:
+        indptr, parts = self._ghost_csr
         return _derive.transpose_csr(indptr, parts, self.num_parts)
 
     def part_ghosts(self, p: int) -> np.ndarray:
@@ -299,6 +306,7 @@ class EdgeCut(Assignment):
         ptr, verts = self._ghosts
         return verts[ptr[p] : ptr[p + 1]]
 
-    @property
+    @cached_property
     def ghosts_per_part(self) -> np.ndarray:
-        return np.diff(self._ghosts[0])
+        """Number of ghost vertices on each part."""
+        return np.bincount(self._ghost_csr[1], minlength=self.num_parts)

@@ -14,10 +14,9 @@ import sys
 import time
 from typing import Any
 
+from gas.errors import InputError
 from gas.partition.base import Partitioner, available_methods, get_partitioner
 from gas.partition.report import format_table
-
-from gas.errors import InputError
 
 __all__ = ["register", "run"]
 

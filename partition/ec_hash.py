@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit, prange
+
 from gas.partition._hash import hash_vertex, reduce_range, seed_to_uint
 from gas.partition.base import EdgeInput, Partitioner, register
-from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _hash_vertices(n, num_parts, seed):
     out = np.empty(n, np.int32)
-    for v in range(n):
+    for v in prange(n):
         out[v] = reduce_range(hash_vertex(v, seed), num_parts)
     return out
 

@@ -10,9 +10,9 @@ range; arbitrary ids do no better than hashing.
 from __future__ import annotations
 
 import numpy as np
-from gas.partition.base import EdgeInput, Partitioner, register
 
 from gas.errors import InputError
+from gas.partition.base import EdgeInput, Partitioner, register
 
 
 @register

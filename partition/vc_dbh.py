@@ -8,15 +8,16 @@ cut. Degrees are the full degrees of the input (one pass, before assigning).
 from __future__ import annotations
 
 import numpy as np
+from numba import njit, prange
+
 from gas.partition._hash import hash_vertex, reduce_range, seed_to_uint
 from gas.partition.base import EdgeInput, Partitioner, register
-from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _dbh_parts(src, dst, degree, num_parts, seed):
     out = np.empty(src.shape[0], np.int32)
-    for e in range(src.shape[0]):
+    for e in prange(src.shape[0]):  # independent per edge: any thread count, same result
         u = src[e]
         v = dst[e]
         du = degree[u]
@@ -24,6 +25,13 @@ def _dbh_parts(src, dst, degree, num_parts, seed):
         w = u if (du < dv or (du == dv and u <= v)) else v
         out[e] = reduce_range(hash_vertex(w, seed), num_parts)
     return out
+
+
+def _compact_counts(counts: np.ndarray) -> np.ndarray:
+    """Degrees as int32 when they fit: half the bytes, so more of them stay in cache."""
+    if counts.size and int(counts.max()) >= 2**31:
+        return np.ascontiguousarray(counts, dtype=np.int64)
+    return counts.astype(np.int32)
 
 
 @register
@@ -43,5 +51,5 @@ class DegreeBasedHashing(Partitioner):
     summary = "hash of the endpoint with the smaller degree"
 
     def _assign(self, inp: EdgeInput, num_parts: int, seed: int) -> np.ndarray:
-        deg = np.ascontiguousarray(inp.degree, dtype=np.int64)
+        deg = _compact_counts(inp.degree)
         return _dbh_parts(inp.src, inp.dst, deg, num_parts, seed_to_uint(seed))

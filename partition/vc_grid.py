@@ -17,11 +17,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from gas.partition._hash import hash_pair, hash_vertex, reduce_range, seed_to_uint
-from gas.partition.base import EdgeInput, Partitioner, register
 from numba import njit
 
 from gas.errors import InputError
+from gas.partition._hash import hash_vertex, reduce_range, seed_to_uint
+from gas.partition.base import EdgeInput, Partitioner, register
 
 __all__ = ["GridCut", "grid_shape", "grid_bound"]
 
@@ -77,26 +77,35 @@ def grid_bound(num_parts: int, shape: tuple[int, int] | None = None) -> int:
     return min(num_parts, rows + cols - 1)
 
 
+@njit(cache=True, inline="always")
+def _cell(h, rows, cols):
+    """Row and column from a vertex hash: independent, from its high and low halves."""
+    return reduce_range(h, rows), reduce_range(h << np.uint64(32), cols)
+
+
 @njit(cache=True)
 def _grid_parts(src, dst, rows, cols, num_parts, seed):
     out = np.empty(src.shape[0], np.int32)
     load = np.zeros(num_parts, np.int64)
-    cells = rows * cols
     for e in range(src.shape[0]):
         u = src[e]
         v = dst[e]
-        cu = reduce_range(hash_vertex(u, seed), cells)
-        cv = reduce_range(hash_vertex(v, seed), cells)
-        a = ((cu // cols) * cols + cv % cols) % num_parts
-        b = ((cv // cols) * cols + cu % cols) % num_parts
+        hu = hash_vertex(u, seed)
+        hv = hash_vertex(v, seed)
+        ru, cu = _cell(hu, rows, cols)
+        rv, cv = _cell(hv, rows, cols)
+        a = ru * cols + cv  # < rows * cols < 2P: one subtraction folds it onto 0..P-1
+        b = rv * cols + cu
+        if a >= num_parts:
+            a -= num_parts
+        if b >= num_parts:
+            b -= num_parts
         if load[a] < load[b]:
             p = a
         elif load[b] < load[a]:
             p = b
         else:
-            lo = min(u, v)
-            hi = max(u, v)
-            p = a if (hash_pair(lo, hi, seed) >> np.uint64(63)) == np.uint64(0) else b
+            p = a if ((hu ^ hv) >> np.uint64(16)) & np.uint64(1) else b  # same for (v, u)
         out[e] = p
         load[p] += 1
     return out

@@ -10,17 +10,18 @@ In-degrees are those of the input as given (direction matters).
 from __future__ import annotations
 
 import numpy as np
-from gas.partition._hash import hash_vertex, reduce_range, seed_to_uint
-from gas.partition.base import EdgeInput, Partitioner, register
-from numba import njit
+from numba import njit, prange
 
 from gas.errors import InputError
+from gas.partition._hash import hash_vertex, reduce_range, seed_to_uint
+from gas.partition.base import EdgeInput, Partitioner, register
+from gas.partition.vc_dbh import _compact_counts
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _hybrid_parts(src, dst, in_degree, threshold, num_parts, seed):
     out = np.empty(src.shape[0], np.int32)
-    for e in range(src.shape[0]):
+    for e in prange(src.shape[0]):  # independent per edge: any thread count, same result
         v = dst[e]
         w = v if in_degree[v] <= threshold else src[e]
         out[e] = reduce_range(hash_vertex(w, seed), num_parts)
@@ -56,6 +57,6 @@ class HybridCut(Partitioner):
             raise InputError(f"Expected threshold to be an integer >= 0 (got {t!r})")
 
     def _assign(self, inp: EdgeInput, num_parts: int, seed: int) -> np.ndarray:
-        indeg = np.ascontiguousarray(inp.in_degree, dtype=np.int64)
+        indeg = _compact_counts(inp.in_degree)
         t = int(self.options["threshold"])
         return _hybrid_parts(inp.src, inp.dst, indeg, t, num_parts, seed_to_uint(seed))

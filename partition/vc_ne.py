@@ -18,11 +18,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from gas.partition._stream import vertex_order
-from gas.partition.base import EdgeInput, Partitioner, register
 from numba import njit
 
 from gas.errors import InputError
+from gas.partition._stream import vertex_order
+from gas.partition.base import EdgeInput, Partitioner, register
 
 
 @njit(cache=True, inline="always")

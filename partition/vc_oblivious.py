@@ -9,12 +9,12 @@ to the best part (ties at random). See :mod:`gas.partition._greedy` for the form
 from __future__ import annotations
 
 import numpy as np
+
+from gas.errors import InputError
 from gas.partition._greedy import greedy_stream
 from gas.partition._hash import seed_to_uint
 from gas.partition._stream import EdgeStream
 from gas.partition.base import EdgeInput, Partitioner, register
-
-from gas.errors import InputError
 
 
 class _GreedyBase(Partitioner):

@@ -7,15 +7,16 @@ Expected replicas of a vertex of degree ``d`` over ``P`` parts: ``P (1 - (1 - 1/
 from __future__ import annotations
 
 import numpy as np
+from numba import njit, prange
+
 from gas.partition._hash import hash_pair, reduce_range, seed_to_uint
 from gas.partition.base import EdgeInput, Partitioner, register
-from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _random_parts(src, dst, num_parts, seed):
     out = np.empty(src.shape[0], np.int32)
-    for e in range(src.shape[0]):
+    for e in prange(src.shape[0]):  # independent per edge: any thread count, same result
         u = src[e]
         v = dst[e]
         if u > v:
