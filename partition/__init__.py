@@ -37,7 +37,7 @@ from gas.partition import (  # noqa: F401
     vc_oblivious,
     vc_random,
 )
-from gas.partition.assignment import Assignment, EdgeCut, VertexCut
+from gas.partition.assignment import Assignment, EdgeCut, PartView, VertexCut
 from gas.partition.base import EdgeInput, Partitioner, available_methods, get_partitioner, register
 from gas.partition.graphs import undirected_simple
 from gas.partition.output import write_assignment
@@ -54,6 +54,7 @@ __all__ = [
     "Assignment",
     "VertexCut",
     "EdgeCut",
+    "PartView",
     "PartitionReport",
     "format_table",
     "write_assignment",

@@ -20,14 +20,38 @@ from __future__ import annotations
 
 import os
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from gas.partition import _derive
 from gas.partition._hash import seed_to_uint
 
-__all__ = ["Assignment", "VertexCut", "EdgeCut"]
+__all__ = ["Assignment", "VertexCut", "EdgeCut", "PartView"]
+
+
+class PartView(NamedTuple):
+    """What one worker holds: its edges and vertices, with local numbering.
+
+    Attributes
+    ----------
+    part : int
+    edges : ndarray of int64
+        Global edge ids on this part, increasing.
+    vertices : ndarray of int64
+        Global ids of the local vertices, increasing; local id ``i`` is ``vertices[i]``.
+    src_local, dst_local : ndarray of int64
+        Endpoints of ``edges`` as local ids.
+    master : ndarray of int32
+        Master part of each local vertex (``== part`` for the ones mastered here).
+    """
+
+    part: int
+    edges: np.ndarray
+    vertices: np.ndarray
+    src_local: np.ndarray
+    dst_local: np.ndarray
+    master: np.ndarray
 
 
 class Assignment:
@@ -138,6 +162,28 @@ class Assignment:
         """Local vertices of part ``p`` mastered elsewhere."""
         v = self.part_vertices(p)
         return v[self.master[v] != p]
+
+    def part_view(self, p: int) -> PartView:
+        """Part ``p`` with local vertex numbering (see :class:`PartView`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> a = VertexCut(np.array([0, 1, 1]), np.array([0, 0, 1]), np.array([1, 2, 2]), 3, 2)
+        >>> v = a.part_view(1)
+        >>> v.vertices.tolist(), v.src_local.tolist(), v.dst_local.tolist()
+        ([0, 1, 2], [0, 1], [2, 2])
+        """
+        edges = self.part_edges(p)
+        verts = self.part_vertices(p)
+        return PartView(
+            part=int(p),
+            edges=edges,
+            vertices=verts,
+            src_local=np.searchsorted(verts, self.src[edges]),
+            dst_local=np.searchsorted(verts, self.dst[edges]),
+            master=self.master[verts],
+        )
 
     @cached_property
     def edges_per_part(self) -> np.ndarray:

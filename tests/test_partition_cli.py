@@ -6,11 +6,11 @@ import argparse
 import json
 
 import pytest
-from gas.partition import available_methods, partition
-from gas.partition.cli import register, run
 
 from gas.errors import InputError
 from gas.io import load
+from gas.partition import available_methods, partition
+from gas.partition.cli import register, run
 
 EDGES = [(100, 200), (200, 300), (300, 100), (300, 400), (400, 500), (500, 300), (700, 100), (100, 700)]
 
@@ -110,3 +110,21 @@ def test_main_entry_point(graph_file, capsys):
     assert main(["partition", str(graph_file), "--parts", "0"]) == 2
     err = capsys.readouterr().err
     assert "at least 1 part" in err
+
+
+def test_write_with_non_integer_ids(tmp_path):
+    """String vertex labels (e.g. from networkx) go through the generic writer."""
+    import networkx as nx
+
+    from gas.graph import Graph
+
+    g = Graph.from_networkx(nx.Graph([("a", "b"), ("b", "c")]))
+    out = tmp_path / "s.tsv"
+    partition(g, "hash", 2, seed=0).write(out, ids=g.ids)
+    assert [line.split("\t")[0] for line in out.read_text().splitlines()] == ["a", "b", "c"]
+    out2 = tmp_path / "e.tsv"
+    a = partition(g, "random", 2, seed=0)
+    a.write(out2, ids=g.ids)
+    rows = [line.split("\t") for line in out2.read_text().splitlines()]
+    want = [[str(g.ids[s]), str(g.ids[d]), str(p)] for s, d, p in zip(g.src, g.dst, a.edge_part, strict=True)]
+    assert rows == want

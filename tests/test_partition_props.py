@@ -13,11 +13,11 @@ import math
 
 import numpy as np
 import pytest
-from gas.partition import available_methods, grid_bound, partition
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gas
+from gas.partition import available_methods, grid_bound, partition
 
 VERTEX_CUT = [n for n, c in available_methods().items() if c.kind == "vertex-cut"]
 EDGE_CUT = [n for n, c in available_methods().items() if c.kind == "edge-cut"]
@@ -109,6 +109,11 @@ def check_assignment(a) -> None:
         assert local == [v for v in range(n) if p in a.replicas(v).tolist()]
         assert a.part_masters(p).tolist() == [v for v in local if master[v] == p]
         assert a.part_mirrors(p).tolist() == [v for v in local if master[v] != p]
+    for p in range(P):  # the local view a worker receives
+        view = a.part_view(p)
+        assert np.array_equal(view.vertices[view.src_local], a.src[view.edges])
+        assert np.array_equal(view.vertices[view.dst_local], a.dst[view.edges])
+        assert np.array_equal(view.master, master[view.vertices])
     r = a.report(gather_bytes=8)
     assert r.replication_factor >= 1.0
     for key, want in naive_report(a).items():

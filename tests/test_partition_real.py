@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 from conftest import shared_path
-from gas.partition import partition, undirected_simple
 
 from gas.io import load
+from gas.partition import partition, undirected_simple
 
 PUBLISHED_30 = {  # graph: {method: replication factor at P = 30}
     "wiki-Vote/Wiki-Vote.txt": {"random": 9.28, "oblivious": 3.85, "hdrf": 3.90, "ne": 2.35},
