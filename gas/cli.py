@@ -286,6 +286,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gas: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `gas pagerank FILE | head`: the reader left; not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
