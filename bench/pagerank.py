@@ -294,7 +294,8 @@ def main():
     lines += [
         "",
         "To a tolerance: wall time to an L1 error ≤ 1e-6 against a reference iterated to an "
-        "L1 change < 1e-10, so its own error is below 1e-9 (power iterations: the same iteration count for every power solver; gaslab includes building its engine; "
+        "L1 change < 1e-10, so its own error is below 1e-9 (power iterations: the same "
+        "iteration count for every power solver; gaslab includes building its engine; "
         "PRPACK is a Gauss-Seidel/direct solver and runs to its own tolerance).",
         "",
         "| graph | solver | iterations | seconds | L1 error |",
