@@ -15,6 +15,29 @@ by the thread that owns its range (signals are idempotent byte stores).
 """
 
 
+@njit(cache=True)
+def _agg_reset(out, c):
+    """Start chunk ``c``'s partial aggregates at each operator's identity."""
+    for j in range(NUM_AGG):
+        op = AGG_OPS[j]
+        out[c, j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
+
+
+@njit(cache=True)
+def _agg_add(out, c, t):
+    """Fold one vertex's aggregate values ``t`` into chunk ``c``'s partials (sum, max or min)."""
+    for j in range(NUM_AGG):
+        op = AGG_OPS[j]
+        x = t[j]
+        if op == 0:
+            out[c, j] += x
+        elif op == 1:
+            if x > out[c, j]:
+                out[c, j] = x
+        elif x < out[c, j]:
+            out[c, j] = x
+
+
 @njit(parallel=True, cache=True)
 def k_init(chunks, VC, EC, params, ctx):
     for c in prange(chunks.shape[0] - 1):
@@ -88,21 +111,9 @@ def k_scatter(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src
 def k_aggregate(chunks, VC, EC, params, out):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]
-        for j in range(NUM_AGG):
-            op = AGG_OPS[j]
-            out[c, j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
+        _agg_reset(out, c)
         for v in range(chunks[c], chunks[c + 1]):
-            t = _agg_tuple(p, VC, EC, v)
-            for j in range(NUM_AGG):
-                op = AGG_OPS[j]
-                x = t[j]
-                if op == 0:
-                    out[c, j] += x
-                elif op == 1:
-                    if x > out[c, j]:
-                        out[c, j] = x
-                elif x < out[c, j]:
-                    out[c, j] = x
+            _agg_add(out, c, _agg_tuple(p, VC, EC, v))
 
 
 @njit(parallel=True, cache=True)
@@ -132,19 +143,7 @@ def k_apply_aggregate_all(chunks, VC, EC, params, acc, ctx, out):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]
         cx = ctx[0]
-        for j in range(NUM_AGG):
-            op = AGG_OPS[j]
-            out[c, j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
+        _agg_reset(out, c)
         for v in range(chunks[c], chunks[c + 1]):
             _apply(p, VC, EC, v, acc[v], cx)
-            t = _agg_tuple(p, VC, EC, v)
-            for j in range(NUM_AGG):
-                op = AGG_OPS[j]
-                x = t[j]
-                if op == 0:
-                    out[c, j] += x
-                elif op == 1:
-                    if x > out[c, j]:
-                        out[c, j] = x
-                elif x < out[c, j]:
-                    out[c, j] = x
+            _agg_add(out, c, _agg_tuple(p, VC, EC, v))

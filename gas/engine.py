@@ -270,6 +270,8 @@ class SyncEngine:
         converged = False
         it = 0
         VC, EC, P, C, ch = self.VC, self.EC, self.params, self.ctx, self.chunks
+        # graph arrays every edge kernel takes; edge ids are unused when there is no edge data
+        topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
         with num_threads(1 if self.debug else self.threads):
             self.ctx["iteration"] = 0
             k.k_init(ch, VC, EC, P, C)
@@ -300,34 +302,9 @@ class SyncEngine:
                             self.zero,
                         )
                     elif everyone:
-                        k.k_gather_all(
-                            ch,
-                            VC,
-                            EC,
-                            P,
-                            g.out_indptr,
-                            g.dst,
-                            g.in_indptr,
-                            g.in_src,
-                            g.in_eid if EC else g.in_src,
-                            self.acc,
-                            self.zero,
-                        )
+                        k.k_gather_all(ch, VC, EC, P, *topo, self.acc, self.zero)
                     else:
-                        k.k_gather(
-                            ch,
-                            act,
-                            VC,
-                            EC,
-                            P,
-                            g.out_indptr,
-                            g.dst,
-                            g.in_indptr,
-                            g.in_src,
-                            g.in_eid,
-                            self.acc,
-                            self.zero,
-                        )
+                        k.k_gather(ch, act, VC, EC, P, *topo, self.acc, self.zero)
                     self.exchange.reduce_gather(self.acc, act, 0)
                 else:
                     self.acc.fill(self.zero[0])
@@ -340,19 +317,7 @@ class SyncEngine:
                 self.exchange.sync_vertices(VC, act)
                 if scatters:
                     signal = np.zeros(n, np.uint8)
-                    k.k_scatter(
-                        ch,
-                        act,
-                        VC,
-                        EC,
-                        P,
-                        g.out_indptr,
-                        g.dst,
-                        g.in_indptr,
-                        g.in_src,
-                        g.in_eid,
-                        signal,
-                    )
+                    k.k_scatter(ch, act, VC, EC, P, *topo, signal)
                     self.exchange.reduce_signals(signal)
                 aggs = self._aggregate(part if fused else None)
                 stat = {
