@@ -106,7 +106,7 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
 
 # Bump when the generated code's environment changes in a way the other inputs do not show
 # (e.g. which module the rewritten methods live in), so stale on-disk kernels are never reused.
-_KEY_VERSION = "4"
+_KEY_VERSION = "5"
 
 
 def kernel_key(spec: ProgramSpec, jit: bool) -> str:

@@ -64,22 +64,6 @@ def k_gather(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src,
 
 
 @njit(parallel=True, cache=True)
-def k_gather_all(chunks, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero):
-    """``k_gather`` when every vertex is active (no test per vertex)."""
-    for c in prange(chunks.shape[0] - 1):
-        p = params[0]
-        for v in range(chunks[c], chunks[c + 1]):
-            a = zero[0]
-            if GATHER_IN:
-                for k in range(in_indptr[v], in_indptr[v + 1]):
-                    a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, in_eid[k], in_src[k]))
-            if GATHER_OUT:
-                for e in range(out_indptr[v], out_indptr[v + 1]):
-                    a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, e, dst[e]))
-            acc[v] = a
-
-
-@njit(parallel=True, cache=True)
 def k_apply(chunks, active, VC, EC, params, acc, ctx):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]

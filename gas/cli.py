@@ -72,7 +72,7 @@ def write_values(path: str, ids: np.ndarray, values: np.ndarray, fmt: str) -> No
             f.write("".join(line % p for p in zip(id_list[i : i + chunk], val_list[i : i + chunk])))
 
 
-def _finish(args: argparse.Namespace, g: Any, values: np.ndarray, fmt: str, label: str) -> None:
+def _finish(args: argparse.Namespace, g: Any, values: np.ndarray, fmt: str) -> None:
     if args.output:
         write_values(args.output, g.ids, values, fmt)
         if not args.quiet:
@@ -102,7 +102,7 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
     if not args.quiet:
         secs = sum(s["seconds"] for s in res.stats)
         print(f"{res.iterations} iterations in {secs:.2f} s", file=sys.stderr)
-    _finish(args, g, ranks, "%.17g", "score")
+    _finish(args, g, ranks, "%.17g")
     if args.top:
         order = np.argsort(-ranks, kind="stable")[: args.top]
         print("id\tscore")
@@ -125,7 +125,7 @@ def _cmd_cc(args: argparse.Namespace) -> int:
         print("component\tsize")
         for i in order.tolist():
             print(f"{labels[i]}\t{sizes[i]}")
-    _finish(args, g, comp, "%s", "component")
+    _finish(args, g, comp, "%s")
     return 0
 
 
@@ -146,7 +146,7 @@ def _cmd_sssp(args: argparse.Namespace) -> int:
     print(f"source\t{args.source}\nmode\t{kind}\nreachable\t{int(reach.sum())}")
     if reach.any():
         print(f"max_distance\t{float(dist[reach].max()):.17g}")
-    _finish(args, g, dist, "%.17g", "distance")
+    _finish(args, g, dist, "%.17g")
     return 0
 
 

@@ -301,8 +301,6 @@ class SyncEngine:
                             self.acc,
                             self.zero,
                         )
-                    elif everyone:
-                        k.k_gather_all(ch, VC, EC, P, *topo, self.acc, self.zero)
                     else:
                         k.k_gather(ch, act, VC, EC, P, *topo, self.acc, self.zero)
                     self.exchange.reduce_gather(self.acc, act, 0)

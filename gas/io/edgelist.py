@@ -131,6 +131,31 @@ def _is_number(token: str) -> bool:
     return True
 
 
+# parser error code -> (message, hint); ERR_ID_TOKEN has its own hint logic below
+_SIMPLE_ERRORS = {
+    _parse.ERR_ONE_COLUMN: (
+        "expected at least 2 columns (source and target), found 1",
+        "columns are separated by spaces, tabs or commas",
+    ),
+    _parse.ERR_NEGATIVE_ID: (
+        "vertex ids must be non-negative, found {token}",
+        "shift or relabel the ids so that they are >= 0",
+    ),
+    _parse.ERR_ID_TOO_LARGE: (
+        f"vertex id {{token}} does not fit in 64 bits (largest is {2**64 - 1})",
+        "relabel the vertices with smaller ids",
+    ),
+    _parse.ERR_NO_WEIGHT: (
+        "expected a third column (the weight), found 2 columns",
+        "pass weights=False to read an unweighted graph",
+    ),
+    _parse.ERR_EXTRA_COLUMN: (
+        "found a third column but the first data line has only 2",
+        "pass weights=False to ignore extra columns, or weights=True to require them",
+    ),
+}
+
+
 def _raise_parse_error(p: str, buf: np.ndarray, code: int, line: int, ls: int, tok: int, k: int) -> None:
     text = _line_text(buf, ls)
     token = _token_text(buf, tok)
@@ -148,47 +173,8 @@ def _raise_parse_error(p: str, buf: np.ndarray, code: int, line: int, ls: int, t
             text=text,
             hint=hint,
         )
-    if code == _parse.ERR_ONE_COLUMN:
-        raise InputError(
-            "expected at least 2 columns (source and target), found 1",
-            path=p,
-            line=line,
-            text=text,
-            hint="columns are separated by spaces, tabs or commas",
-        )
-    if code == _parse.ERR_NEGATIVE_ID:
-        raise InputError(
-            f"vertex ids must be non-negative, found {token}",
-            path=p,
-            line=line,
-            text=text,
-            hint="shift or relabel the ids so that they are >= 0",
-        )
-    if code == _parse.ERR_ID_TOO_LARGE:
-        raise InputError(
-            f"vertex id {token} does not fit in 64 bits (largest is {2**64 - 1})",
-            path=p,
-            line=line,
-            text=text,
-            hint="relabel the vertices with smaller ids",
-        )
-    if code == _parse.ERR_NO_WEIGHT:
-        raise InputError(
-            "expected a third column (the weight), found 2 columns",
-            path=p,
-            line=line,
-            text=text,
-            hint="pass weights=False to read an unweighted graph",
-        )
-    if code == _parse.ERR_EXTRA_COLUMN:
-        raise InputError(
-            "found a third column but the first data line has only 2",
-            path=p,
-            line=line,
-            text=text,
-            hint="pass weights=False to ignore extra columns, or weights=True to require them",
-        )
-    raise AssertionError(f"unknown parser error code {code}")  # pragma: no cover
+    message, hint = _SIMPLE_ERRORS[code]
+    raise InputError(message.format(token=token), path=p, line=line, text=text, hint=hint)
 
 
 def _apply_fallback(
