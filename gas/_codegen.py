@@ -106,7 +106,7 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
 
 # Bump when the generated code's environment changes in a way the other inputs do not show
 # (e.g. which module the rewritten methods live in), so stale on-disk kernels are never reused.
-_KEY_VERSION = "5"
+_KEY_VERSION = "6"
 
 
 def kernel_key(spec: ProgramSpec, jit: bool) -> str:
@@ -116,6 +116,9 @@ def kernel_key(spec: ProgramSpec, jit: bool) -> str:
     for name in sorted(spec.functions):
         h.update(name.encode())
         h.update(spec.functions[name].__gas_source__.encode())
+        # Numba's cache re-imports the rewritten method's module by name when it loads a kernel;
+        # that name depends on the source file's path, so a moved checkout needs its own kernels
+        h.update(spec.functions[name].__module__.encode())
         _code_key(spec.originals[name], h, set())
     for item in (
         spec.vertex_columns,

@@ -280,3 +280,30 @@ def test_cached_kernels_reload_in_a_new_process(tmp_path):
     # hand-computed: vertex v gathers 2 * (its in-neighbour's id): 0 <- 2, 1 <- 0, 2 <- 1
     assert outs[0].stdout.strip() == outs[1].stdout.strip() == "[4.0, 0.0, 2.0]"
     assert list((tmp_path / "cache").glob("__pycache__/*.nbi"))  # kernels were cached on disk
+
+
+def test_cached_kernels_survive_a_moved_checkout(tmp_path):
+    # the same program file run from two folders (e.g. a developer's clone, then a CI checkout)
+    # with one shared kernel cache: the second run must not load kernels bound to the first
+    # folder's rewritten module, which is registered under another name there
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    first = tmp_path / "a"
+    first.mkdir()
+    (first / "run.py").write_text(SCRIPT)
+    (first / "run.py.prog").write_text(PROG)
+    shutil.copytree(first, tmp_path / "b")
+    env = dict(os.environ, GAS_CACHE_DIR=str(tmp_path / "cache"))
+    outs = [
+        subprocess.run(
+            [sys.executable, str(tmp_path / d / "run.py")], capture_output=True, text=True, env=env, timeout=300
+        )
+        for d in ("a", "b")
+    ]
+    for out in outs:
+        assert out.returncode == 0, out.stderr[-2000:]
+    # hand-computed, as in the test above
+    assert outs[0].stdout.strip() == outs[1].stdout.strip() == "[4.0, 0.0, 2.0]"
