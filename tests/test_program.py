@@ -299,7 +299,11 @@ def test_cached_kernels_survive_a_moved_checkout(tmp_path):
     env = dict(os.environ, GAS_CACHE_DIR=str(tmp_path / "cache"))
     outs = [
         subprocess.run(
-            [sys.executable, str(tmp_path / d / "run.py")], capture_output=True, text=True, env=env, timeout=300
+            [sys.executable, str(tmp_path / d / "run.py")],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
         )
         for d in ("a", "b")
     ]
