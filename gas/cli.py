@@ -9,6 +9,8 @@ vertex with ORIGINAL ids, atomically, when ``--output`` is given. Errors are one
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -204,6 +206,20 @@ def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
 
 
+# modules that add their own subcommands with register(subparsers), in --help order
+_PLUGINS = (
+    "gas.partition.cli",
+    "gas.algorithms.mf_cli",
+    "gas.algorithms.lda_cli",
+    "gas.runtime.cli",
+)
+_PLUGINS = tuple(
+    m
+    for m in _PLUGINS
+    if importlib.util.find_spec(m.rsplit(".", 1)[0]) is not None and importlib.util.find_spec(m) is not None
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``gas`` command (subcommands registered here)."""
     parser = argparse.ArgumentParser(
@@ -262,12 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p, output=False)
     p.set_defaults(func=_cmd_info)
 
-    try:
-        from gas.partition import cli as partition_cli
-    except ImportError:
-        partition_cli = None
-    if partition_cli is not None and hasattr(partition_cli, "register"):
-        partition_cli.register(sub)
+    for modname in _PLUGINS:
+        importlib.import_module(modname).register(sub)
     return parser
 
 
