@@ -13,9 +13,10 @@ from gas.errors import InputError
 from gas.graph import Graph
 from gas.io.edgelist import read_edgelist
 
+from .corpus import lda_corpus
 from .generators import powerlaw, rmat, rmat_graph
 
-__all__ = ["bundled", "load_bundled", "powerlaw", "rmat", "rmat_graph", "BUNDLED"]
+__all__ = ["bundled", "load_bundled", "lda_corpus", "powerlaw", "rmat", "rmat_graph", "BUNDLED"]
 
 _DATA = Path(__file__).resolve().parent / "data"
 
