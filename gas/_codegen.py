@@ -82,6 +82,8 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
         f"SCATTER_OUT = {s in (EdgeDir.OUT, EdgeDir.ALL)}",
         f"NUM_AGG = {len(spec.agg_names)}",
         f"AGG_OPS = {tuple(spec.agg_ops) or (0,)}",
+        f"GATHER_ARRAY = {bool(spec.gather_shape)}",
+        f"GATHER_SIZE = {int(np.prod(spec.gather_shape, dtype=np.int64)) if spec.gather_shape else 1}",
         "_gather = _wrap(_F.get('gather'))",
         "_apply = _wrap(_F.get('apply'))",
         "_scatter = _wrap(_F.get('scatter'))",
@@ -90,7 +92,12 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
         "    return a + b",
         "def _default_init(p, VC, EC, v, ctx):",
         "    pass",
-        "_sum = _wrap(_F.get('sum') or _default_sum)",
+        "def _default_sum_array(p, VC, EC, a, b):",
+        "    fa = a.reshape(GATHER_SIZE)",
+        "    fb = b.reshape(GATHER_SIZE)",
+        "    for j in range(GATHER_SIZE):",
+        "        fa[j] += fb[j]",
+        "_sum = _wrap(_F.get('sum') or (_default_sum_array if GATHER_ARRAY else _default_sum))",
         "_init = _wrap(_F.get('init') or _default_init)",
     ]
     if len(spec.agg_names) == 1:

@@ -64,6 +64,39 @@ def k_gather(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src,
 
 
 @njit(parallel=True, cache=True)
+def k_gather_array(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero):
+    """``k_gather`` for an array ``gather_type``: ``_gather`` adds into the row ``acc[v]`` in place."""
+    for c in prange(chunks.shape[0] - 1):
+        p = params[0]
+        z = zero[0]
+        for v in range(chunks[c], chunks[c + 1]):
+            if active[v]:
+                a = acc[v]
+                fa = a.reshape(GATHER_SIZE)
+                for j in range(GATHER_SIZE):
+                    fa[j] = z
+                if GATHER_IN:
+                    for k in range(in_indptr[v], in_indptr[v + 1]):
+                        _gather(p, VC, EC, v, in_eid[k], in_src[k], a)
+                if GATHER_OUT:
+                    for e in range(out_indptr[v], out_indptr[v + 1]):
+                        _gather(p, VC, EC, v, e, dst[e], a)
+
+
+@njit(parallel=True, cache=True)
+def k_combine(rows, acc, incoming, VC, EC, params):
+    """Fold partial totals from another partition into ``acc`` with the program's ``sum``:
+    ``acc[rows[i]] = sum(acc[rows[i]], incoming[i])`` (``rows`` holds no repeats)."""
+    for i in prange(rows.shape[0]):
+        p = params[0]
+        r = rows[i]
+        if GATHER_ARRAY:
+            _sum(p, VC, EC, acc[r], incoming[i])
+        else:
+            acc[r] = _sum(p, VC, EC, acc[r], incoming[i])
+
+
+@njit(parallel=True, cache=True)
 def k_apply(chunks, active, VC, EC, params, acc, ctx):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]

@@ -60,11 +60,13 @@ def typecheck(spec: ProgramSpec, VC: tuple, EC: tuple, params: np.ndarray, ctx: 
     vc, ec = numba.typeof(VC), numba.typeof(EC)
     pt = numba.typeof(params).dtype
     ct = numba.typeof(ctx).dtype
-    gt = numba.from_dtype(spec.gather_type)
+    gt = numba.from_dtype(spec.gather_base)
+    if spec.gather_shape:
+        gt = types.Array(gt, len(spec.gather_shape), "C")
     i = types.int64
     argtypes = {
         "init": (pt, vc, ec, i, ct),
-        "gather": (pt, vc, ec, i, i, i),
+        "gather": (pt, vc, ec, i, i, i, gt) if spec.gather_shape else (pt, vc, ec, i, i, i),
         "sum": (pt, vc, ec, gt, gt),
         "apply": (pt, vc, ec, i, gt, ct),
         "scatter": (pt, vc, ec, i, i, i),
@@ -79,7 +81,13 @@ def typecheck(spec: ProgramSpec, VC: tuple, EC: tuple, params: np.ndarray, ctx: 
                 f"{where} cannot be compiled: {_summarize(exc)}. Fix: use numeric scalar code on the "
                 f"declared fields (see gas.VertexProgram); run with debug=True to execute it as plain Python."
             ) from None
-        if name in ("gather", "sum"):
+        if name in ("gather", "sum") and spec.gather_shape:
+            if not isinstance(ret, types.NoneType):
+                raise ProgramError(
+                    f"{where} returns {ret}; with the array gather_type {spec.gather_type} it adds "
+                    f"into its last argument in place and returns nothing. Fix: drop the return value"
+                )
+        elif name in ("gather", "sum"):
             if isinstance(ret, types.NoneType):
                 raise ProgramError(
                     f"{where} returns nothing; it must return a {spec.gather_type} value (gather_type)"

@@ -144,7 +144,11 @@ class SyncEngine:
         gdir = EdgeDir(program.gather_edges)
         sdir = EdgeDir(program.scatter_edges)
         deg_in, deg_out = g.in_degree, g.out_degree
-        self._gather_deg = (deg_in if gdir & EdgeDir.IN else 0) + (deg_out if gdir & EdgeDir.OUT else 0)
+        self._gather_deg = np.zeros(g.num_vertices, np.int64)
+        if gdir & EdgeDir.IN:
+            self._gather_deg += deg_in
+        if gdir & EdgeDir.OUT:
+            self._gather_deg += deg_out
         work = (
             np.asarray(
                 self._gather_deg
@@ -161,7 +165,13 @@ class SyncEngine:
         per = CONFIG["chunks_per_thread"]
         self.chunks = _chunks(np.ascontiguousarray(work), 1 if debug else self._nthreads * per)
         seg = CONFIG["segment_size"]
-        self._use_segments = not debug and gdir == EdgeDir.IN and seg > 0 and g.num_vertices > seg
+        self._use_segments = (
+            not debug
+            and gdir == EdgeDir.IN
+            and not self.spec.gather_shape
+            and seg > 0
+            and g.num_vertices > seg
+        )
 
     def _segments(self) -> Segments:
         """The cache-blocked in-edge layout, built once per graph and kept on it."""
@@ -198,11 +208,24 @@ class SyncEngine:
         self.ctx = np.zeros(1, spec.ctx_dtype)
         self.ctx["num_vertices"] = self.partition.num_global_vertices
         self.ctx["num_edges"] = self.partition.num_global_edges
-        self.acc = np.zeros(n, spec.gather_type)
-        self.zero = np.array([spec.gather_zero], spec.gather_type)
+        self.acc = np.zeros(n, spec.gather_type)  # shape (n, *gather_shape) for an array gather
+        self.zero = np.array([spec.gather_zero], spec.gather_base)
         if self.debug:
             self.params = self.params.view(np.recarray)
             self.ctx = self.ctx.view(np.recarray)
+
+    def combine(self, rows: np.ndarray, incoming: np.ndarray) -> None:
+        """Fold partial gather totals ``incoming[i]`` into vertex ``rows[i]`` with the program's
+        ``sum`` (what a master does with its mirrors' partial sums); ``rows`` has no repeats."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        incoming = np.ascontiguousarray(incoming, dtype=self.spec.gather_base)
+        if incoming.shape != (rows.shape[0], *self.spec.gather_shape):
+            raise GasError(
+                f"Expected {rows.shape[0]} partial totals of shape {self.spec.gather_shape} "
+                f"(got an array of shape {incoming.shape})"
+            )
+        with num_threads(1 if self.debug else self.threads):
+            self.k.k_combine(rows, self.acc, incoming, self.VC, self.EC, self.params)
 
     def _aggregate(self, part: np.ndarray | None = None) -> dict[str, float]:
         """Reduce the aggregates over all vertices (``part``: per-chunk partials already made)."""
@@ -301,6 +324,8 @@ class SyncEngine:
                             self.acc,
                             self.zero,
                         )
+                    elif self.spec.gather_shape:
+                        k.k_gather_array(ch, act, VC, EC, P, *topo, self.acc, self.zero)
                     else:
                         k.k_gather(ch, act, VC, EC, P, *topo, self.acc, self.zero)
                     self.exchange.reduce_gather(self.acc, act, 0)

@@ -12,6 +12,9 @@ Methods a program may define (``self`` holds the numeric attributes set in ``__i
     init(self, v, ctx)              set initial vertex data (default: zeros)
     gather(self, v, e, nbr) -> T    one edge's contribution, of type ``gather_type``
     sum(self, a, b) -> T            combine two contributions (default ``a + b``)
+    gather(self, v, e, nbr, acc)    with an array ``gather_type``: add the edge's contribution
+                                    into the accumulator ``acc`` in place (returns nothing)
+    sum(self, a, b)                 with an array ``gather_type``: fold ``b`` into ``a`` in place
     apply(self, v, total, ctx)      update ``v`` from the gathered total (required)
     scatter(self, v, e, nbr) -> bool  may write ``e``; True signals ``nbr``
     aggregate(self, v) -> float or tuple   one value per name in ``aggregates``
@@ -22,6 +25,11 @@ read-only ``vid`` (the internal vertex id), ``out_degree`` and ``in_degree``. Ed
 the graph's edge columns (such as ``weight``) and the declared ``edge_data`` fields. ``ctx`` has
 ``iteration``, ``num_vertices``, ``num_edges`` and one field per declared aggregate (its value
 after the previous superstep).
+
+Fields may be small fixed-size arrays: ``vertex_data = {"w": (np.float64, 8)}`` makes ``v.w`` a
+length-8 view of the vertex's row (``v.w[k] = x`` writes it). An array ``gather_type`` such as
+``(np.float64, (k, k))`` accumulates into a per-vertex array in place, so gathering a vector or a
+small matrix per edge allocates nothing.
 """
 
 from __future__ import annotations
@@ -65,6 +73,11 @@ _METHODS: dict[str, tuple[tuple[str, ...], str]] = {
     "scatter": (("v", "e", "nbr"), "scatter(self, v, e, nbr) -> bool"),
     "aggregate": (("v",), "aggregate(self, v) -> float or tuple of float"),
 }
+# the same for programs whose gather_type is an array: gather and sum work in place
+_ARRAY_METHODS = {
+    "gather": (("v", "e", "nbr", "acc"), "gather(self, v, e, nbr, acc) (adds into acc in place)"),
+    "sum": (("a", "b"), "sum(self, a, b) (folds b into a in place)"),
+}
 # what each positional parameter is: vertex record, edge record, context, or a plain value
 _ROLES = {"v": "vertex", "nbr": "vertex", "e": "edge", "ctx": "ctx"}
 
@@ -75,16 +88,21 @@ class VertexProgram:
     Class attributes
     ----------------
     vertex_data : dict of str to dtype
-        Per-vertex fields, e.g. ``{"rank": np.float64}``.
+        Per-vertex fields, e.g. ``{"rank": np.float64}``; ``(np.float64, 8)`` declares a
+        fixed-size array field (set it on the instance in ``__init__`` when the size is a
+        run-time choice).
     edge_data : dict of str to dtype
         Per-edge fields a program adds (written by ``scatter``); graph edge columns such as
-        ``weight`` are available without declaring them.
+        ``weight`` are available without declaring them. Array fields as for ``vertex_data``.
     gather_edges, scatter_edges : EdgeDir
         ``IN``, ``OUT``, ``ALL`` or ``NONE`` (defaults ``IN`` and ``NONE``).
-    gather_type : numpy scalar type
-        Type of ``gather``'s result and of the total passed to ``apply`` (default float64).
+    gather_type : numpy scalar type, or (scalar type, shape)
+        Type of ``gather``'s result and of the total passed to ``apply`` (default float64). With
+        a shape, e.g. ``(np.float64, (4, 4))``, the total is an array and ``gather`` adds into it
+        in place: ``gather(self, v, e, nbr, acc)``.
     gather_zero : number
-        The total of a vertex with no edges to gather over; the identity of ``sum``.
+        The total of a vertex with no edges to gather over; the identity of ``sum`` (for an
+        array ``gather_type``, every element starts from it).
     dynamic : bool
         True (default): only signalled vertices run in the next superstep. False: every vertex
         runs every superstep until ``converged`` says so or ``max_iter`` is reached.
@@ -153,11 +171,17 @@ class ProgramSpec:
     ctx_dtype: np.dtype
     gather_type: np.dtype
     gather_zero: Any
+    gather_shape: tuple[int, ...]
     functions: dict[str, Any]
     originals: dict[str, Any]
     agg_names: list[str]
     agg_ops: tuple[int, ...]
     output: str
+
+    @property
+    def gather_base(self) -> np.dtype:
+        """The scalar type of the gather total (its element type for an array gather)."""
+        return self.gather_type.base
 
     @property
     def vertex_dtype(self) -> np.dtype:
@@ -199,6 +223,25 @@ def _scalar_dtype(value: Any, what: str) -> np.dtype:
     if dt.kind not in "biuf" or dt.shape:
         raise ProgramError(f"Expected {what} to be a numeric or bool scalar type (got {dt})")
     return dt
+
+
+def _field_dtype(value: Any, what: str) -> np.dtype:
+    """A scalar type, or a ``(scalar type, shape)`` pair for a fixed-size array field."""
+    if isinstance(value, tuple) and len(value) == 2 and not isinstance(value[1], str):
+        base, shape = value
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        if not shape or not all(isinstance(d, (int, np.integer)) and d > 0 for d in shape):
+            raise ProgramError(
+                f"Expected {what} to have a shape of positive integers such as (np.float64, 8) "
+                f"or (np.float64, (4, 4)) (got {value!r})"
+            )
+        if len(shape) > 2:
+            raise ProgramError(f"Expected {what} to have at most 2 dimensions (got shape {shape})")
+        bt = _scalar_dtype(base, what)
+        return np.dtype((bt, tuple(int(d) for d in shape)))
+    if isinstance(value, np.dtype) and value.shape:
+        return _field_dtype((value.base, value.shape), what)
+    return _scalar_dtype(value, what)
 
 
 def _param_fields(program: VertexProgram) -> dict[str, Any]:
@@ -276,15 +319,22 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
     for k, op in aggs.items():
         if op not in AGG_OPS:
             raise ProgramError(f"{cls_name}.aggregates['{k}'] must be one of {sorted(AGG_OPS)} (got {op!r})")
+    gt = _field_dtype(program.gather_type, f"{cls_name}.gather_type")
+    methods = {**_METHODS, **_ARRAY_METHODS} if gt.shape else _METHODS
     for name, fn in fns.items():
         if fn is None:
             continue
-        want = _METHODS[name][0]
+        want = methods[name][0]
         n_params = len(inspect.signature(fn).parameters)
         if n_params != len(want) + 1:
+            hint = ""
+            if name == "gather" and gt.shape:
+                hint = f" (gather_type {program.gather_type!r} is an array, so gather adds into acc)"
+            elif name == "gather" and n_params == len(_ARRAY_METHODS["gather"][0]) + 1:
+                hint = " (the acc form is for an array gather_type such as (np.float64, 4))"
             raise ProgramError(
                 f"{cls_name}.{name} takes {n_params} parameters; expected {len(want) + 1}: "
-                f"{_METHODS[name][1]}"
+                f"{methods[name][1]}{hint}"
             )
     conv = getattr(type(program), "converged", None)
     if conv is not None and not callable(conv):
@@ -298,13 +348,13 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
             raise ProgramError(
                 f"{cls_name}.vertex_data field '{k}' is built in (read-only); choose another name"
             )
-        fields[k] = _scalar_dtype(t, f"{cls_name}.vertex_data['{k}']")
+        fields[k] = _field_dtype(t, f"{cls_name}.vertex_data['{k}']")
     if not fields:
         raise ProgramError(
             f"{cls_name}.vertex_data declares no fields. Fix: e.g. vertex_data = {{'value': np.float64}}"
         )
     edge_fields = {
-        k: _scalar_dtype(t, f"{cls_name}.edge_data['{k}']") for k, t in dict(program.edge_data).items()
+        k: _field_dtype(t, f"{cls_name}.edge_data['{k}']") for k, t in dict(program.edge_data).items()
     }
     names_used: set[str] = set()
     for fn in fns.values():
@@ -327,9 +377,8 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
     for name, fn in fns.items():
         if fn is None:
             continue
-        roles = tuple(_ROLES.get(a, "") for a in _METHODS[name][0])
+        roles = tuple(_ROLES.get(a, "") for a in methods[name][0])
         rewritten[name] = rewrite_method(fn, f"{cls_name}.{name}", roles, known, vindex, eindex)
-    gt = _scalar_dtype(program.gather_type, f"{cls_name}.gather_type")
     out = program.output or next(iter(fields))
     if out not in fields:
         raise ProgramError(f"{cls_name}.output = {out!r} is not a vertex_data field ({list(fields)})")
@@ -346,7 +395,8 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
             + [(k, np.float64) for k in aggs]
         ),
         gather_type=gt,
-        gather_zero=gt.type(program.gather_zero),
+        gather_zero=gt.base.type(program.gather_zero),
+        gather_shape=tuple(gt.shape),
         functions=rewritten,
         originals={k: v for k, v in fns.items() if v is not None},
         agg_names=list(aggs),
