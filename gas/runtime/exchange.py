@@ -1,0 +1,395 @@
+"""The network exchange of a synchronous superstep, and the engine that runs one partition.
+
+Layout of a worker (rank ``p``): vertex arrays span every global vertex (local id = global id,
+so ``v.vid``, degrees and ``ctx`` mean what they mean on one process), but only the edges of
+part ``p`` are stored. A vertex is *local* if it has an edge here or is mastered here; a local
+vertex mastered elsewhere is a *mirror* (with an edge-cut assignment these are the ghosts). Only
+local vertices are ever read by the kernels; the other rows are never sent or used.
+
+Setup (once): every rank sends each master rank the sorted global ids of its mirrors of that
+rank's vertices, flagging those with local gather edges. Both sides then hold the same ordered
+lists, so supersteps send values only, never ids. Every list is filtered by the active set,
+which is identical on all replicas (signals are reduced), so both sides agree on the subset.
+
+One superstep, in the order :class:`gas.engine.SyncEngine` calls the :class:`gas.exchange.Exchange`:
+
+1. ``reduce_gather``: mirrors with local gather edges send their partial totals to the master,
+   which folds them in with the program's ``sum`` (:meth:`SyncEngine.combine`), peers in rank
+   order (deterministic).
+2. apply runs on masters (mirrors may run it too: their result is overwritten next).
+3. ``sync_vertices``: masters send the new data of their *active* vertices (the only ones apply
+   changed) to their mirrors.
+4. ``reduce_signals``: mirrors send their signal bits to the master, which ORs them and sends
+   the result back, so every replica has the same next active set.
+5. ``allreduce``: aggregates summed / maxed / minned over masters, in rank order.
+
+Examples
+--------
+>>> import threading, numpy as np, gas
+>>> from gas.runtime.transport import InProcHub
+>>> from gas.algorithms.pagerank import PageRankProgram
+>>> g = gas.Graph.from_edges([0, 1, 2, 2], [1, 2, 0, 1])
+>>> hub = InProcHub(2)
+>>> parts = [part_of_graph(g, np.array([0, 1, 0]), g.src % 2, r) for r in range(2)]
+>>> out = [None, None]
+>>> def work(r):
+...     out[r] = run_partition(parts[r], PageRankProgram(), Comm(hub.transport(r)), max_iter=50)
+>>> ts = [threading.Thread(target=work, args=(r,)) for r in range(2)]
+>>> for t in ts: t.start()
+>>> for t in ts: t.join()
+>>> bool(np.allclose(out[0].output, gas.algorithms.pagerank(g)))
+True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gas.engine import RunResult, SyncEngine
+from gas.errors import GasError
+from gas.graph import Graph
+from gas.partitioned import Partition
+from gas.program import EdgeDir, VertexProgram
+from gas.runtime.comm import Comm
+from gas.runtime.protocol import DATA
+
+__all__ = ["WorkerPart", "part_of_graph", "NetworkExchange", "DistEngine", "run_partition"]
+
+
+@dataclass
+class WorkerPart:
+    """What one rank holds: its edges (global vertex ids) and every vertex's master.
+
+    Attributes
+    ----------
+    rank, num_parts, num_vertices, num_edges : int
+        This part, the number of parts, and the GLOBAL vertex and edge counts.
+    src, dst : ndarray of int64
+        This part's edges, global vertex ids.
+    eid : ndarray of int64
+        Global edge id of each (for edge data in checkpoints).
+    master : ndarray of int32
+        Master part of every global vertex.
+    edata : dict of str to ndarray
+        Edge columns of this part's edges (e.g. ``"weight"``).
+    """
+
+    rank: int
+    num_parts: int
+    num_vertices: int
+    num_edges: int
+    src: np.ndarray
+    dst: np.ndarray
+    eid: np.ndarray
+    master: np.ndarray
+    edata: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def part_of_graph(g: Graph, master: np.ndarray, edge_part: np.ndarray, rank: int) -> WorkerPart:
+    """Cut part ``rank`` out of a whole graph, given the vertex masters and edge parts."""
+    sel = np.flatnonzero(np.asarray(edge_part) == rank)
+    return WorkerPart(
+        rank=rank,
+        num_parts=int(max(int(np.max(master)) if master.size else 0, int(np.max(edge_part, initial=0))) + 1),
+        num_vertices=g.num_vertices,
+        num_edges=g.num_edges,
+        src=g.src[sel],
+        dst=g.dst[sel],
+        eid=sel.astype(np.int64),
+        master=np.ascontiguousarray(master, dtype=np.int32),
+        edata={k: v[sel] for k, v in g.edata.items()},
+    )
+
+
+def build_partition(part: WorkerPart, comm: Comm) -> tuple[Partition, np.ndarray, np.ndarray, np.ndarray]:
+    """The local graph (all vertices, this part's edges) and the global degrees.
+
+    Returns the :class:`Partition`, global out- and in-degrees, and the global edge id of each
+    local edge in the local graph's (CSR) order.
+    """
+    n = part.num_vertices
+    cols = dict(part.edata)
+    cols["_gas_eid"] = part.eid
+    lg = Graph.from_edges(part.src, part.dst, num_vertices=n, dedupe=False, edge_data=cols)
+    eid = lg.edata.pop("_gas_eid")
+    # every edge lives on exactly one part: global degrees are sums of the local ones
+    deg = np.concatenate([lg.out_degree, lg.in_degree]).astype(np.int64)
+    deg = comm.allreduce(deg)
+    is_master = part.master == part.rank
+    p = Partition(
+        graph=lg,
+        global_ids=np.arange(n, dtype=np.int64),
+        is_master=is_master,
+        part_id=part.rank,
+        num_parts=part.num_parts,
+        num_global_vertices=n,
+        num_global_edges=part.num_edges,
+    )
+    return p, deg[:n], deg[n:], eid
+
+
+class NetworkExchange:
+    """The :class:`gas.exchange.Exchange` of one rank over a :class:`Comm` (module docstring).
+
+    Attributes
+    ----------
+    bytes_sent : int
+        Payload bytes this rank sent in supersteps (setup excluded).
+    seconds : float
+        Time spent inside exchange steps (waiting included).
+    """
+
+    def __init__(
+        self,
+        comm: Comm,
+        partition: Partition,
+        owner: np.ndarray,
+        gathers: np.ndarray,
+        sync_names: list[str],
+    ) -> None:
+        self.comm = comm
+        self.owner = owner
+        self.t = comm.t
+        self.rank = comm.rank
+        self.engine: SyncEngine | None = None
+        self.sync_names = sync_names
+        self.bytes_sent = 0
+        self.seconds = 0.0
+        self.step = 0
+        self.pending_active: np.ndarray | None = None
+        g = partition.graph
+        master = partition.is_master
+        self.is_master = master
+        self.master_ids = np.flatnonzero(master)
+        # runs of consecutive masters: chunk boundaries for aggregates over masters only
+        m8 = np.concatenate([[0], master.view(np.uint8), [0]]).astype(np.int8)
+        d = np.diff(m8)
+        starts, ends = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+        self.master_runs = np.stack([starts, ends], 1).reshape(-1).astype(np.int64)
+        local = (g.out_degree + g.in_degree) > 0
+        self._setup(local, gathers)
+
+    def _setup(self, local: np.ndarray, gathers: np.ndarray) -> None:
+        P, me = self.comm.size, self.rank
+        owner = self.owner
+        mirrors = np.flatnonzero(local & ~self.is_master)
+        mowner = owner[mirrors]
+        # mine_to[q]: my mirrors mastered by q (sorted global ids); gflag: with local gather edges
+        self.mirror_lists: dict[int, np.ndarray] = {}
+        self.mirror_gather: dict[int, np.ndarray] = {}
+        for q in range(P):
+            if q != me:
+                ids = mirrors[mowner == q]
+                self.mirror_lists[q] = ids
+                self.mirror_gather[q] = ids[gathers[ids]]
+        tag = self.comm._tag()
+        if self.t is not None:
+            for q in self.comm.peers():
+                self.t.send(q, DATA, tag, [self.mirror_lists[q], self.mirror_gather[q]])
+        # master_lists[p]: my masters mirrored on p, in p's order; master_gather[p]: those p gathers
+        self.master_lists: dict[int, np.ndarray] = {}
+        self.master_gather: dict[int, np.ndarray] = {}
+        if self.t is not None:
+            for p in self.comm.peers():
+                a, b = self.t.recv(p, DATA, tag).arrays
+                if a.size and (a.min() < 0 or a.max() >= owner.shape[0] or np.any(owner[a] != me)):
+                    raise GasError(f"rank {p} claims mirrors of vertices that rank {me} does not master")
+                self.master_lists[p] = a.astype(np.int64)
+                self.master_gather[p] = b.astype(np.int64)
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _active(ids: np.ndarray, active: np.ndarray, everyone: bool) -> np.ndarray:
+        return ids if everyone else ids[active[ids] != 0]
+
+    def _send(self, dst: int, arrays: list[np.ndarray]) -> None:
+        assert self.t is not None
+        self.bytes_sent += self.t.send(dst, DATA, self.step, arrays)
+
+    # ------------------------------------------------------------------ Exchange protocol
+    def reduce_gather(self, acc: np.ndarray, active: np.ndarray, combine_op: int) -> None:
+        if self.t is None:
+            return
+        t0 = time.perf_counter()
+        self.step += 1
+        everyone = bool(active.all())
+        for q, ids in self.mirror_gather.items():
+            if ids.size:
+                self._send(q, [acc[self._active(ids, active, everyone)]])
+        assert self.engine is not None
+        for p, ids in self.master_gather.items():
+            if ids.size:
+                rows = self._active(ids, active, everyone)
+                incoming = self.t.recv(p, DATA, self.step).arrays[0]
+                if rows.size:
+                    self.engine.combine(rows, incoming)
+        self.seconds += time.perf_counter() - t0
+
+    def sync_vertices(self, vdata: Any, active: np.ndarray) -> None:
+        if self.t is None:
+            return
+        t0 = time.perf_counter()
+        self.step += 1
+        assert self.engine is not None
+        cols = [self.engine.columns[k] for k in self.sync_names]
+        everyone = bool(active.all())
+        for p, ids in self.master_lists.items():
+            if ids.size:
+                rows = self._active(ids, active, everyone)
+                self._send(p, [c[rows] for c in cols])
+        for q, ids in self.mirror_lists.items():
+            if ids.size:
+                rows = self._active(ids, active, everyone)
+                got = self.t.recv(q, DATA, self.step).arrays
+                for c, vals in zip(cols, got):
+                    c[rows] = vals
+        self.seconds += time.perf_counter() - t0
+
+    def reduce_signals(self, signal: np.ndarray) -> None:
+        if self.t is not None:
+            t0 = time.perf_counter()
+            self.step += 1
+            for q, ids in self.mirror_lists.items():
+                if ids.size:
+                    self._send(q, [signal[ids]])
+            for p, ids in self.master_lists.items():
+                if ids.size:
+                    signal[ids] |= self.t.recv(p, DATA, self.step).arrays[0]
+            self.step += 1
+            for p, ids in self.master_lists.items():
+                if ids.size:
+                    self._send(p, [signal[ids]])
+            for q, ids in self.mirror_lists.items():
+                if ids.size:
+                    signal[ids] = self.t.recv(q, DATA, self.step).arrays[0]
+            self.seconds += time.perf_counter() - t0
+        self.pending_active = signal
+
+    def allreduce(self, values: np.ndarray, ops: tuple[int, ...]) -> np.ndarray:
+        t0 = time.perf_counter()
+        out = self.comm.allreduce(np.asarray(values, np.float64), tuple(ops))
+        self.seconds += time.perf_counter() - t0
+        return out
+
+    def allreduce_count(self, count: int) -> int:
+        """Active masters over all ranks (the engine's local count includes mirrors)."""
+        if count and self.pending_active is not None:
+            count = int(np.count_nonzero(self.pending_active[self.master_ids]))
+        elif count:
+            count = int(self.master_ids.shape[0])
+        self.pending_active = None
+        t0 = time.perf_counter()
+        out = int(self.comm.allreduce(np.array([count], np.int64))[0])
+        self.seconds += time.perf_counter() - t0
+        return out
+
+
+class DistEngine(SyncEngine):
+    """:class:`SyncEngine` on one part: global degrees, aggregates over masters only."""
+
+    def __init__(
+        self,
+        partition: Partition,
+        program: VertexProgram,
+        comm: Comm,
+        out_degree: np.ndarray,
+        in_degree: np.ndarray,
+        master: np.ndarray,
+        threads: int | None = None,
+    ) -> None:
+        super().__init__(partition, program, threads=threads)
+        for name, deg in (("out_degree", out_degree), ("in_degree", in_degree)):
+            if name in self.columns:
+                self.columns[name][:] = deg
+        gdir = EdgeDir(program.gather_edges)
+        sync = [k for k, _ in self.spec.vertex_columns if k not in self.spec.builtin_columns]
+        gathers = (
+            self._gather_deg > 0 if gdir != EdgeDir.NONE else np.zeros(partition.graph.num_vertices, bool)
+        )
+        ex = NetworkExchange(comm, partition, master, gathers, sync)
+        ex.engine = self
+        self.exchange = ex
+
+    def _aggregate(self, part: np.ndarray | None = None) -> dict[str, float]:
+        spec = self.spec
+        if not spec.agg_names:
+            return {}
+        ex: NetworkExchange = self.exchange  # type: ignore[assignment]
+        runs = ex.master_runs
+        vals = np.zeros(len(spec.agg_names), np.float64)
+        for j, op in enumerate(spec.agg_ops):
+            vals[j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
+        if runs.size:
+            out = np.empty((runs.shape[0] - 1, len(spec.agg_names)), np.float64)
+            self.k.k_aggregate(runs, self.VC, self.EC, self.params, out)
+            mine = out[0::2]  # chunk 2i is the i-th run of masters; odd chunks lie between runs
+            for j, op in enumerate(spec.agg_ops):
+                col = mine[:, j]
+                vals[j] = col.sum() if op == 0 else (col.max() if op == 1 else col.min())
+        vals = ex.allreduce(vals, spec.agg_ops)
+        res = {}
+        for j, name in enumerate(spec.agg_names):
+            self.ctx[name] = vals[j]
+            res[name] = float(vals[j])
+        return res
+
+
+def run_partition(
+    part: WorkerPart,
+    program: VertexProgram,
+    comm: Comm,
+    *,
+    max_iter: int = 100,
+    active: Any = None,
+    threads: int | None = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> RunResult:
+    """Run ``program`` on this rank's part; rank 0 returns the whole graph's result.
+
+    The returned :class:`RunResult` on rank 0 holds every vertex's final data (masters' rows
+    gathered from all ranks); other ranks return their local view. ``stats`` gain
+    ``exchange_seconds`` and ``bytes_sent`` (this rank's).
+    """
+    t_setup = time.perf_counter()
+    partition, outd, ind, _eid = build_partition(part, comm)
+    eng = DistEngine(partition, program, comm, outd, ind, part.master, threads=threads)
+    ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
+    n = part.num_vertices
+    if active is not None:
+        a = np.asarray(active)
+        mask = np.zeros(n, np.uint8)
+        if a.dtype == np.bool_:
+            mask[a] = 1
+        else:
+            mask[a.astype(np.int64)] = 1
+        ex.pending_active = mask
+    setup = time.perf_counter() - t_setup
+    last = [0.0, 0]
+
+    def track(stat: dict[str, Any]) -> None:
+        stat["exchange_seconds"] = ex.seconds - last[0]
+        stat["bytes_sent"] = ex.bytes_sent - last[1]
+        last[0], last[1] = ex.seconds, ex.bytes_sent
+        if progress is not None:
+            progress(stat)
+
+    res = eng.run(max_iter, active=active, progress=track)
+    res.stats and res.stats[0].setdefault("setup_seconds", setup)
+    # masters' rows to rank 0
+    ids = ex.master_ids
+    names = list(res.vertex_data.dtype.names or ())
+    got = comm.gather([ids, *[res.vertex_data[k][ids] for k in names]])
+    if got is not None:
+        vdata = np.zeros(n, res.vertex_data.dtype)
+        for arrays in got:
+            rows = arrays[0]
+            for k, vals in zip(names, arrays[1:]):
+                vdata[k][rows] = vals
+        res.vertex_data = vdata
+        res.output = vdata[eng.spec.output].copy()
+    return res

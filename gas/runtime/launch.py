@@ -1,0 +1,385 @@
+"""Launch: who am I (rank, world size), where is rank 0, and the rendezvous that connects ranks.
+
+gaslab has no cluster manager: every rank is started by some launcher and reads its place from
+the environment, first match wins:
+
+==================================  ===========================================
+``RANK`` / ``WORLD_SIZE``           torchrun-style, and gaslab's own ``--procs``
+``OMPI_COMM_WORLD_RANK`` / ``_SIZE``  Open MPI ``mpiexec``
+``PMI_RANK`` / ``PMI_SIZE``         MPICH (hydra) ``mpiexec``
+``SLURM_PROCID`` / ``SLURM_STEP_NUM_TASKS`` (or ``SLURM_NTASKS``)  Slurm ``srun``
+==================================  ===========================================
+
+Rank 0 listens at ``MASTER_ADDR:MASTER_PORT`` (under Slurm the first host of
+``SLURM_STEP_NODELIST``; by default 127.0.0.1 and port :data:`DEFAULT_PORT`; under torchrun
+``MASTER_PORT + 1``, since torchrun's own store holds ``MASTER_PORT``).
+
+Rendezvous handshake on rank 0's ROUTER (a DEALER per other rank), every message a validated
+protocol message (no pickle): ``hello`` (rank, size, client nonce) → ``challenge`` (server nonce,
+and the server's proof ``HMAC(secret, "srv|" + client nonce)``, so a rank never joins a job that
+does not know the secret) → ``proof`` (``HMAC(secret, "cli|" + server nonce + "|" + rank)`` plus
+the rank's data endpoint) → ``table`` (every rank's endpoint, host and link nonce) once all ranks
+are in. A peer with a wrong proof is refused and logged; malformed messages are logged and
+ignored; rank 0 keeps waiting for the real ranks.
+
+The job secret comes from ``GAS_JOB_SECRET`` or the file named by ``GAS_JOB_SECRET_FILE``. A
+job whose rank 0 is not on loopback needs one (the error says how to set it); a loopback job
+without one uses a fixed local key (loopback is then the boundary).
+
+Examples
+--------
+>>> detect_world({"PMI_RANK": "1", "PMI_SIZE": "4"})
+(1, 4, 'PMI_RANK/PMI_SIZE')
+>>> detect_world({})
+(0, 1, 'default')
+>>> master_address({"SLURM_PROCID": "0", "SLURM_STEP_NODELIST": "localhost"})[0]
+'localhost'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+import re
+import secrets
+import socket
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import zmq
+
+from gas.errors import GasError
+from gas.runtime.protocol import AUTH, CONTROL, Message, ProtocolError, decode, encode
+from gas.runtime.zmq_transport import ZmqTransport, tune
+
+__all__ = [
+    "detect_world",
+    "master_address",
+    "job_secret",
+    "rendezvous_serve",
+    "rendezvous_join",
+    "connect_world",
+    "AuthError",
+    "DEFAULT_PORT",
+]
+
+log = logging.getLogger("gas.runtime")
+DEFAULT_PORT = 29517
+LOCAL_KEY = b"gaslab-loopback-job"
+
+_WORLD_VARS = (
+    ("RANK", ("WORLD_SIZE",)),
+    ("OMPI_COMM_WORLD_RANK", ("OMPI_COMM_WORLD_SIZE",)),
+    ("PMI_RANK", ("PMI_SIZE",)),
+    ("SLURM_PROCID", ("SLURM_STEP_NUM_TASKS", "SLURM_NTASKS")),
+)
+
+
+class AuthError(GasError):
+    """A peer could not prove the job secret (or the rendezvous server could not)."""
+
+
+def _int_env(env: Mapping[str, str], name: str) -> int:
+    text = env[name]
+    try:
+        return int(text)
+    except ValueError:
+        raise GasError(f"Expected the environment variable {name} to be an integer (got {text!r})") from None
+
+
+def detect_world(env: Mapping[str, str] | None = None) -> tuple[int, int, str]:
+    """``(rank, size, source)`` from the launcher's environment (see the module docstring)."""
+    env = os.environ if env is None else env
+    for rank_var, size_vars in _WORLD_VARS:
+        if rank_var in env:
+            size_var = next((v for v in size_vars if v in env), None)
+            if size_var is None:
+                raise GasError(f"{rank_var} is set but none of {', '.join(size_vars)} is")
+            rank, size = _int_env(env, rank_var), _int_env(env, size_var)
+            if size < 1 or not 0 <= rank < size:
+                raise GasError(f"Expected 0 <= {rank_var} < {size_var} (got {rank} and {size})")
+            return rank, size, f"{rank_var}/{size_var}"
+    return 0, 1, "default"
+
+
+def _first_slurm_host(nodelist: str) -> str:
+    """First host of a Slurm node list such as ``node[03-05,9],gpu1`` (-> ``node03``)."""
+    m = re.match(r"([^,\[]+)(?:\[([^\]]+)\])?", nodelist.strip())
+    if not m:
+        return nodelist
+    prefix, ranges = m.group(1), m.group(2)
+    if not ranges:
+        return prefix
+    first = ranges.split(",")[0].split("-")[0]
+    return prefix + first
+
+
+def master_address(env: Mapping[str, str] | None = None) -> tuple[str, int]:
+    """Host and port of rank 0's rendezvous (see the module docstring)."""
+    env = os.environ if env is None else env
+    addr = env.get("MASTER_ADDR")
+    if not addr and env.get("SLURM_STEP_NODELIST"):
+        host = _first_slurm_host(env["SLURM_STEP_NODELIST"])
+        try:
+            socket.getaddrinfo(host, None)
+            addr = host
+        except OSError:
+            addr = None
+    addr = addr or "127.0.0.1"
+    port = _int_env(env, "MASTER_PORT") if "MASTER_PORT" in env else DEFAULT_PORT
+    if "TORCHELASTIC_RUN_ID" in env and "MASTER_PORT" in env:
+        port += 1
+    if not 0 < port < 65536:
+        raise GasError(f"Expected MASTER_PORT in 1..65535 (got {port})")
+    return addr, port
+
+
+def is_loopback(addr: str) -> bool:
+    try:
+        infos = socket.getaddrinfo(addr, None)
+    except OSError:
+        return False
+    return all(i[4][0].startswith("127.") or i[4][0] == "::1" for i in infos)
+
+
+def job_secret(env: Mapping[str, str] | None = None, *, cluster: bool) -> bytes:
+    """The job secret (see the module docstring)."""
+    env = os.environ if env is None else env
+    if env.get("GAS_JOB_SECRET"):
+        return env["GAS_JOB_SECRET"].encode()
+    path = env.get("GAS_JOB_SECRET_FILE")
+    if path:
+        try:
+            with open(path, "rb") as f:
+                data = f.read().strip()
+        except OSError as exc:
+            raise GasError(f"{path}: cannot read the job secret ({exc.strerror})") from None
+        if not data:
+            raise GasError(f"{path}: the job secret file is empty")
+        return data
+    if cluster:
+        raise AuthError(
+            "a job across machines needs a shared secret; hint: set GAS_JOB_SECRET to the same "
+            "random value on every rank (e.g. `export GAS_JOB_SECRET=$(openssl rand -hex 16)` "
+            "before the launcher) or GAS_JOB_SECRET_FILE to a file readable by every rank"
+        )
+    return LOCAL_KEY
+
+
+def local_address_towards(addr: str) -> str:
+    """The address of this host's interface that routes to ``addr`` (no packet is sent)."""
+    if is_loopback(addr):
+        return "127.0.0.1"
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect((addr, 9))
+        return s.getsockname()[0]
+    except OSError:
+        return "0.0.0.0"
+    finally:
+        s.close()
+
+
+def _mac(secret: bytes, text: str) -> str:
+    return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()
+
+
+def _peer_addr(frame: Any) -> str:
+    try:
+        return str(frame.get("Peer-Address"))
+    except Exception:  # noqa: BLE001 - metadata is best effort
+        return "?"
+
+
+def rendezvous_serve(
+    size: int,
+    addr: str,
+    port: int,
+    secret: bytes,
+    me: dict[str, Any],
+    timeout: float = 120.0,
+) -> list[dict[str, Any]]:
+    """Rank 0: admit ranks ``1..size-1`` that prove the secret, then send everyone the table."""
+    table: list[dict[str, Any] | None] = [None] * size
+    table[0] = me
+    if size == 1:
+        return [me]
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.ROUTER)
+    tune(sock)
+    try:
+        sock.bind(f"tcp://{addr}:{port}")
+    except zmq.ZMQError as exc:
+        ctx.destroy(linger=0)
+        raise GasError(
+            f"rank 0 cannot listen on {addr}:{port} for the rendezvous ({exc}); "
+            "hint: set MASTER_PORT to a free port (the same on every rank)"
+        ) from None
+    pending: dict[bytes, tuple[int, str]] = {}
+    joined: dict[int, bytes] = {}
+    deadline = time.monotonic() + timeout
+    try:
+        while len(joined) < size - 1:
+            left = deadline - time.monotonic()
+            if left <= 0 or not sock.poll(int(left * 1000)):
+                missing = [r for r in range(1, size) if r not in joined]
+                raise GasError(
+                    f"rendezvous at {addr}:{port}: ranks {missing} did not join within {timeout:.0f} s "
+                    "(hint: are they started with the same MASTER_ADDR/MASTER_PORT and world size?)"
+                )
+            frames = sock.recv_multipart(copy=False)
+            rid, body = frames[0].bytes, frames[1:]
+            peer = _peer_addr(body[0]) if body else "?"
+            try:
+                msg = decode(body, size)
+                meta = msg.meta or {}
+                op = meta.get("op")
+                if msg.kind == CONTROL and op == "hello":
+                    r, n, cn = meta.get("rank"), meta.get("size"), meta.get("nonce")
+                    if n != size or not isinstance(r, int) or not 1 <= r < size or not isinstance(cn, str):
+                        raise ProtocolError(f"hello for rank {r} of a world of {n} (this job: {size})")
+                    if r in joined:
+                        raise ProtocolError(f"rank {r} joined already")
+                    sn = secrets.token_hex(16)
+                    pending[rid] = (r, sn)
+                    reply = {"op": "challenge", "nonce": sn, "proof": _mac(secret, "srv|" + cn)}
+                    sock.send_multipart([rid, *encode(Message(CONTROL, 0, r, 0, [], reply))])
+                elif msg.kind == AUTH and op == "proof" and rid in pending:
+                    r, sn = pending.pop(rid)
+                    mac = meta.get("mac")
+                    info = meta.get("info")
+                    if not isinstance(mac, str) or not hmac.compare_digest(
+                        mac, _mac(secret, f"cli|{sn}|{r}")
+                    ):
+                        log.warning(
+                            "rendezvous: refused a peer at %s claiming rank %d: wrong job secret", peer, r
+                        )
+                        refuse = {"op": "refused", "why": "wrong job secret"}
+                        sock.send_multipart([rid, *encode(Message(CONTROL, 0, r, 0, [], refuse))])
+                        continue
+                    if not isinstance(info, dict) or info.get("rank") != r or r in joined:
+                        raise ProtocolError(f"bad endpoint record for rank {r}")
+                    table[r] = {k: info.get(k) for k in ("rank", "host", "endpoint", "nonce")}
+                    joined[r] = rid
+                else:
+                    raise ProtocolError(f"unexpected {op!r} message at this point of the handshake")
+            except ProtocolError as exc:
+                log.warning("rendezvous: ignored a message from %s: %s", peer, exc)
+                continue
+        full = [t for t in table if t is not None]
+        for r, rid in joined.items():
+            sock.send_multipart([rid, *encode(Message(CONTROL, 0, r, 0, [], {"op": "table", "table": full}))])
+        return full
+    finally:
+        sock.close(linger=2000)
+        ctx.term()
+
+
+def rendezvous_join(
+    rank: int,
+    size: int,
+    addr: str,
+    port: int,
+    secret: bytes,
+    me: dict[str, Any],
+    timeout: float = 120.0,
+) -> list[dict[str, Any]]:
+    """Rank ``rank`` > 0: prove the secret to rank 0 (and check its proof), get the table."""
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.DEALER)
+    tune(sock)
+    sock.connect(f"tcp://{addr}:{port}")
+    deadline = time.monotonic() + timeout
+
+    def next_msg() -> Message:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not sock.poll(int(left * 1000)):
+                raise GasError(
+                    f"rank {rank}: no answer from the rendezvous at {addr}:{port} within {timeout:.0f} s "
+                    "(hint: is rank 0 running with the same MASTER_ADDR/MASTER_PORT?)"
+                )
+            try:
+                return decode(sock.recv_multipart(), size)
+            except ProtocolError as exc:
+                log.warning("rank %d: ignored a malformed rendezvous message: %s", rank, exc)
+
+    try:
+        cn = secrets.token_hex(16)
+        sock.send_multipart(
+            encode(Message(CONTROL, rank, 0, 0, [], {"op": "hello", "rank": rank, "size": size, "nonce": cn}))
+        )
+        msg = next_msg()
+        meta = msg.meta or {}
+        proof = meta.get("proof")
+        sn = meta.get("nonce")
+        if meta.get("op") != "challenge" or not isinstance(proof, str) or not isinstance(sn, str):
+            raise AuthError(f"rank {rank}: the rendezvous at {addr}:{port} did not send a challenge")
+        if not hmac.compare_digest(proof, _mac(secret, "srv|" + cn)):
+            raise AuthError(
+                f"rank {rank}: the rendezvous at {addr}:{port} does not know the job secret; "
+                "hint: set the same GAS_JOB_SECRET on every rank"
+            )
+        reply = {"op": "proof", "mac": _mac(secret, f"cli|{sn}|{rank}"), "info": me}
+        sock.send_multipart(encode(Message(AUTH, rank, 0, 0, [], reply)))
+        msg = next_msg()
+        meta = msg.meta or {}
+        if meta.get("op") == "refused":
+            raise AuthError(
+                f"rank {rank}: the rendezvous at {addr}:{port} refused this rank ({meta.get('why')}); "
+                "hint: set the same GAS_JOB_SECRET on every rank"
+            )
+        table = meta.get("table")
+        if meta.get("op") != "table" or not isinstance(table, list) or len(table) != size:
+            raise AuthError(f"rank {rank}: bad table from the rendezvous at {addr}:{port}")
+        return table
+    finally:
+        sock.close(linger=0)
+        ctx.term()
+
+
+def connect_world(
+    rank: int | None = None,
+    size: int | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120.0,
+) -> ZmqTransport | None:
+    """Meet the other ranks and return this rank's connected transport (None for one rank).
+
+    ``rank``/``size`` default to :func:`detect_world`; the address to :func:`master_address`.
+    """
+    env = os.environ if env is None else env
+    if rank is None or size is None:
+        rank, size, _ = detect_world(env)
+    if size == 1:
+        return None
+    addr, port = master_address(env)
+    try:
+        addr = socket.gethostbyname(addr)
+    except OSError:
+        raise GasError(f"cannot resolve the rendezvous host {addr!r} (MASTER_ADDR)") from None
+    cluster = not is_loopback(addr)
+    secret = job_secret(env, cluster=cluster)
+    bind = env.get("GAS_BIND_ADDR") or (addr if rank == 0 else local_address_towards(addr))
+    t = ZmqTransport(rank, size, bind_host=bind, secret=secret)
+    try:
+        if rank == 0:
+            table = rendezvous_serve(size, addr, port, secret, t.info(), timeout)
+        else:
+            table = rendezvous_join(rank, size, addr, port, secret, t.info(), timeout)
+        t.connect(table)
+        # everyone proves its links before the first data message: a ready round with every peer
+        for r in range(size):
+            if r != rank:
+                t.send(r, CONTROL, 0, (), {"op": "ready"})
+        for r in range(size):
+            if r != rank:
+                t.recv(r, CONTROL, 0, timeout=timeout)
+    except BaseException:
+        t.close()
+        raise
+    return t
