@@ -253,6 +253,8 @@ class SyncEngine:
         *,
         active: Any = None,
         progress: Callable[[dict[str, Any]], None] | None = None,
+        first_iteration: int = 0,
+        init: bool = True,
     ) -> RunResult:
         """Run supersteps until no vertex is active, ``converged`` is True, or ``max_iter``.
 
@@ -264,6 +266,11 @@ class SyncEngine:
             Internal ids (or a boolean mask) of the vertices active in superstep 0 (default all).
         progress : callable, optional
             Called with each superstep's statistics dict.
+        first_iteration : int, default 0
+            Number of the first superstep (``ctx.iteration``); a resumed run continues the count
+            and stops at ``max_iter`` in total.
+        init : bool, default True
+            Run ``init`` first; False keeps the vertex data already in :attr:`columns` (resume).
         """
         if max_iter < 0:
             raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
@@ -291,13 +298,14 @@ class SyncEngine:
         signal = np.zeros(n, np.uint8) if scatters else None
         stats: list[dict[str, Any]] = []
         converged = False
-        it = 0
+        it = int(first_iteration)
         VC, EC, P, C, ch = self.VC, self.EC, self.params, self.ctx, self.chunks
         # graph arrays every edge kernel takes; edge ids are unused when there is no edge data
         topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
         with num_threads(1 if self.debug else self.threads):
-            self.ctx["iteration"] = 0
-            k.k_init(ch, VC, EC, P, C)
+            self.ctx["iteration"] = it
+            if init:
+                k.k_init(ch, VC, EC, P, C)
             aggs = self._aggregate()
             count = self.exchange.allreduce_count(int(np.count_nonzero(act)))
             while it < max_iter:
