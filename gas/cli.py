@@ -85,6 +85,8 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
     from gas.algorithms import pagerank
 
     g = _load(args)
+    if (status := _distributed(args, g, "pagerank")) is not None:
+        return status
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
@@ -117,6 +119,8 @@ def _cmd_cc(args: argparse.Namespace) -> int:
     from gas.algorithms import connected_components
 
     g = _load(args)
+    if (status := _distributed(args, g, "cc")) is not None:
+        return status
     comp = connected_components(g, threads=args.threads, progress=_progress(args.quiet))
     labels, sizes = np.unique(comp, return_counts=True)
     print(f"components\t{labels.size}")
@@ -135,6 +139,8 @@ def _cmd_sssp(args: argparse.Namespace) -> int:
     from gas.algorithms import sssp
 
     g = _load(args)
+    if (status := _distributed(args, g, "sssp")) is not None:
+        return status
     src = _parse_id(args.source, g)
     dist = sssp(
         g,
@@ -150,6 +156,13 @@ def _cmd_sssp(args: argparse.Namespace) -> int:
         print(f"max_distance\t{float(dist[reach].max()):.17g}")
     _finish(args, g, dist, "%.17g")
     return 0
+
+
+def _distributed(args: argparse.Namespace, g: Any, command: str) -> int | None:
+    """Run on several processes (--procs, a launcher, --checkpoint-dir): gas.runtime.cli."""
+    from gas.runtime.cli import maybe_distributed
+
+    return maybe_distributed(args, g, command)
 
 
 def _parse_id(text: str, g: Any) -> Any:
@@ -228,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Fmt,
     )
     from gas import __version__
+    from gas.runtime.cli import add_runtime_options
 
     parser.add_argument("--version", action="version", version=f"gaslab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -245,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-iter", type=int, default=100, help="most iterations")
     p.add_argument("--top", type=int, default=10, help="print the top K vertices (0: none)")
     p.add_argument("--weighted", action="store_true", help="use the third column as edge weights")
+    add_runtime_options(p)
     p.set_defaults(func=_cmd_pagerank)
 
     p = sub.add_parser(
@@ -255,6 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _common(p)
     p.add_argument("--top", type=int, default=0, help="print the K largest components")
+    add_runtime_options(p)
     p.set_defaults(func=_cmd_cc)
 
     p = sub.add_parser(
@@ -267,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--source", required=True, metavar="ID", help="original id of the source vertex")
     p.add_argument("--hops", action="store_true", help="count hops even if the file has weights")
+    add_runtime_options(p)
     p.set_defaults(func=_cmd_sssp)
 
     p = sub.add_parser(

@@ -348,18 +348,36 @@ def run_partition(
     active: Any = None,
     threads: int | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    checkpoint: dict[str, Any] | None = None,
+    restore: dict[str, Any] | None = None,
 ) -> RunResult:
     """Run ``program`` on this rank's part; rank 0 returns the whole graph's result.
+
+    ``checkpoint = {"dir": D, "every": K, "meta": {...}}`` snapshots every K supersteps (see
+    :mod:`gas.runtime.checkpoint`); ``restore = {"step", "vertex", "active", "edges"}`` (global
+    arrays from :func:`gas.runtime.checkpoint.load`) continues a snapshot instead of ``init``.
 
     The returned :class:`RunResult` on rank 0 holds every vertex's final data (masters' rows
     gathered from all ranks); other ranks return their local view. ``stats`` gain
     ``exchange_seconds`` and ``bytes_sent`` (this rank's).
     """
     t_setup = time.perf_counter()
-    partition, outd, ind, _eid = build_partition(part, comm)
+    partition, outd, ind, eid = build_partition(part, comm)
     eng = DistEngine(partition, program, comm, outd, ind, part.master, threads=threads)
     ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
     n = part.num_vertices
+    first = 0
+    if restore is not None:
+        first = int(restore["step"])
+        for k, vals in restore["vertex"].items():
+            if k in eng.columns and k not in eng.spec.builtin_columns:
+                eng.columns[k][:] = vals
+        for k, vals in restore["edges"].items():
+            if k in eng.edge_columns:
+                eng.edge_columns[k][:] = vals[eid]
+        active = restore["active"]
+        if restore.get("done"):
+            max_iter = first
     if active is not None:
         a = np.asarray(active)
         mask = np.zeros(n, np.uint8)
@@ -371,14 +389,19 @@ def run_partition(
     setup = time.perf_counter() - t_setup
     last = [0.0, 0]
 
+    every = int(checkpoint["every"]) if checkpoint else 0
+
     def track(stat: dict[str, Any]) -> None:
         stat["exchange_seconds"] = ex.seconds - last[0]
         stat["bytes_sent"] = ex.bytes_sent - last[1]
         last[0], last[1] = ex.seconds, ex.bytes_sent
         if progress is not None:
             progress(stat)
+        step = stat["iteration"] + 1
+        if every and step % every == 0 and step < max_iter:
+            _snapshot(checkpoint, step, part, eng, ex, eid, comm, stat)
 
-    res = eng.run(max_iter, active=active, progress=track)
+    res = eng.run(max_iter, active=active, progress=track, first_iteration=first, init=restore is None)
     res.stats and res.stats[0].setdefault("setup_seconds", setup)
     # masters' rows to rank 0
     ids = ex.master_ids
@@ -393,3 +416,44 @@ def run_partition(
         res.vertex_data = vdata
         res.output = vdata[eng.spec.output].copy()
     return res
+
+
+def _snapshot(
+    cfg: dict[str, Any],
+    step: int,
+    part: WorkerPart,
+    eng: DistEngine,
+    ex: NetworkExchange,
+    eid: np.ndarray,
+    comm: Comm,
+    stat: dict[str, Any],
+) -> None:
+    """Write this rank's share of the snapshot after superstep ``step - 1`` (all replicas agree)."""
+    from gas.runtime import checkpoint as ck
+
+    ids = ex.master_ids
+    spec = eng.spec
+    prog = eng.program
+    if not prog.dynamic:
+        nxt = np.ones(ids.shape[0], np.uint8)
+    elif ex.pending_active is not None:
+        nxt = ex.pending_active[ids]
+    else:
+        nxt = np.zeros(ids.shape[0], np.uint8)
+    vcols = {k: eng.columns[k][ids] for k, _ in spec.vertex_columns if k not in spec.builtin_columns}
+    ecols = {k: v for k, v in eng.edge_columns.items() if k not in spec.graph_edge_fields}
+    ck.save_rank(cfg["dir"], step, comm.rank, ids, vcols, nxt, eid, ecols)
+    conv = getattr(prog, "converged", None)
+    done = bool(conv(eng.ctx.view(np.recarray)[0])) if conv is not None else False
+    done = done or not bool(int(comm.allreduce(np.array([int(nxt.any())], np.int64))[0]))
+    comm.barrier()
+    if comm.rank == 0:
+        manifest = {
+            "ranks": comm.size,
+            "num_vertices": part.num_vertices,
+            "num_edges": part.num_edges,
+            "done": done,
+            "aggregates": {k: float(stat[k]) for k in spec.agg_names if k in stat},
+            "meta": cfg.get("meta", {}),
+        }
+        ck.write_manifest(cfg["dir"], step, manifest)

@@ -1,0 +1,260 @@
+"""Command-line glue of the process runtime: ``--procs``/``--partition``/``--checkpoint-*`` on
+the algorithm subcommands, launcher-started ranks, and ``gas resume``.
+
+A subcommand runs distributed when ``--procs N`` (N > 1) is given, or when a launcher started
+it as one of several ranks (see :mod:`gas.runtime.launch`). Rank 0 prints and writes the
+output; the other ranks print nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from gas.errors import GasError
+
+__all__ = ["register", "add_runtime_options", "maybe_distributed"]
+
+
+def add_runtime_options(p: argparse.ArgumentParser) -> None:
+    """The process-runtime options every algorithm subcommand takes."""
+    from gas.partition import available_methods
+
+    g = p.add_argument_group("process runtime")
+    g.add_argument(
+        "--procs",
+        type=int,
+        default=1,
+        help="run on N local processes (spawned; each gets cores/N Numba threads)",
+    )
+    g.add_argument(
+        "--partition",
+        default="hdrf",
+        choices=list(available_methods()),
+        metavar="METHOD",
+        help="partitioner for --procs and launcher runs: " + ", ".join(available_methods()),
+    )
+    g.add_argument("--seed", type=int, default=0, help="partitioner seed")
+    g.add_argument("--checkpoint-dir", default=None, metavar="D", help="write snapshots to this folder")
+    g.add_argument(
+        "--checkpoint-every", type=int, default=10, metavar="K", help="snapshot every K supersteps"
+    )
+
+
+def _program(command: str, args: argparse.Namespace, g: Any) -> tuple[Any, int, Any, dict[str, Any]]:
+    """Program, max_iter, active set, and what resume needs to rebuild them."""
+    if command == "pagerank":
+        from gas.algorithms.pagerank import PageRankProgram
+
+        if getattr(args, "weighted", False) and g.weights is not None:
+            raise GasError("--weighted PageRank does not run on several processes yet; drop --procs")
+        return PageRankProgram(args.alpha, args.tol), args.max_iter, None, {}
+    if command == "cc":
+        from gas.algorithms.components import ComponentsProgram
+
+        return ComponentsProgram(), g.num_vertices + 1, None, {}
+    if command == "sssp":
+        from gas.algorithms.sssp import HopsProgram, SSSPProgram
+        from gas.cli import _parse_id
+
+        s = int(g.index_of(_parse_id(args.source, g)))
+        weighted = not args.hops and "weight" in g.edata
+        if weighted and g.edata["weight"].size and g.edata["weight"].min() < 0:
+            raise GasError("SSSP needs non-negative edge weights; use --hops or fix the input")
+        prog = SSSPProgram(s) if weighted else HopsProgram(s)
+        return prog, g.num_vertices + 1, np.array([s]), {"source": args.source}
+    raise GasError(f"{command} has no distributed runner")
+
+
+def _report(command: str, args: argparse.Namespace, g: Any, res: Any) -> int:
+    """What the single-process subcommands print and write, from a distributed result."""
+    from gas.cli import write_values
+
+    if not args.quiet:
+        secs = sum(s["seconds"] for s in res.stats)
+        sent = sum(s.get("bytes_sent", 0) for s in res.stats)
+        print(
+            f"{res.iterations} supersteps in {secs:.2f} s; rank 0 sent {sent / 1e6:.1f} MB",
+            file=sys.stderr,
+        )
+    if command == "pagerank":
+        values, fmt = res.output, "%.17g"
+        top = getattr(args, "top", 0)
+        if top:
+            print("id\tscore")
+            for v in np.argsort(-values, kind="stable")[:top].tolist():
+                print(f"{g.ids[v]}\t{values[v]:.17g}")
+    elif command == "cc":
+        values, fmt = g.ids[res.output], "%s"
+        labels, sizes = np.unique(values, return_counts=True)
+        print(f"components\t{labels.size}")
+        if sizes.size:
+            print(f"largest\t{int(sizes.max())}")
+    else:
+        values, fmt = res.output, "%.17g"
+        reach = np.isfinite(values)
+        print(f"reachable\t{int(reach.sum())}")
+        if reach.any():
+            print(f"max_distance\t{float(values[reach].max()):.17g}")
+    if args.output:
+        write_values(args.output, g.ids, values, fmt)
+        if not args.quiet:
+            print(f"wrote {g.num_vertices:,d} lines to {args.output}", file=sys.stderr)
+    return 0
+
+
+def _checkpoint(args: argparse.Namespace, command: str, extra: dict[str, Any]) -> dict[str, Any] | None:
+    if not args.checkpoint_dir:
+        return None
+    if args.checkpoint_every < 1:
+        raise GasError(f"Expected --checkpoint-every >= 1 (got {args.checkpoint_every})")
+    import os
+
+    keep = ("alpha", "tol", "max_iter", "hops", "skip_rows", "keep_duplicates", "undirected")
+    keep += ("partition", "seed")
+    meta = {
+        "command": command,
+        "file": os.path.abspath(args.file),
+        "args": {k: getattr(args, k) for k in keep if hasattr(args, k)},
+        **extra,
+    }
+    return {"dir": args.checkpoint_dir, "every": args.checkpoint_every, "meta": meta}
+
+
+def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | None:
+    """Run ``command`` on several processes if asked to (exit status), else None."""
+    from gas.cli import _progress
+    from gas.runtime.launch import connect_world, detect_world
+
+    procs = getattr(args, "procs", 1) or 1
+    _, size, source = detect_world()
+    if procs < 1:
+        raise GasError(f"Expected --procs >= 1 (got {procs})")
+    if size > 1 and procs > 1:
+        raise GasError(
+            f"--procs {procs} inside a launcher job ({source} gives {size} ranks): use one or the other"
+        )
+    if procs == 1 and size == 1 and not args.checkpoint_dir:
+        return None
+    program, max_iter, active, extra = _program(command, args, g)
+    ck = _checkpoint(args, command, extra)
+    progress = _progress(args.quiet)
+    if size > 1:
+        from gas.runtime.comm import Comm
+        from gas.runtime.local import run_launched
+
+        t = connect_world()
+        comm = Comm(t)
+        try:
+            res = run_launched(
+                g,
+                program,
+                comm,
+                partition=args.partition,
+                seed=args.seed,
+                max_iter=max_iter,
+                active=active,
+                progress=progress,
+                checkpoint=ck,
+            )
+        except BaseException as exc:
+            if t is not None:
+                t.report_error(f"{type(exc).__name__}: {exc}")
+                t.close()
+            raise
+        if t is not None:
+            t.shutdown(timeout=60)
+        return 0 if res is None else _report(command, args, g, res)
+    from gas.runtime.local import run_distributed
+
+    res = run_distributed(
+        g,
+        program,
+        procs,
+        args.partition,
+        seed=args.seed,
+        max_iter=max_iter,
+        active=active,
+        progress=progress,
+        checkpoint=ck,
+    )
+    return _report(command, args, g, res)
+
+
+def _cmd_resume(args: argparse.Namespace) -> int:
+    from gas.cli import _load, _progress
+    from gas.runtime import checkpoint as ckpt
+    from gas.runtime.local import LocalCluster
+
+    manifest, vertex, active, edges = ckpt.load(args.dir)
+    meta = manifest.get("meta", {})
+    command = meta.get("command")
+    saved = dict(meta.get("args", {}))
+    ns = argparse.Namespace(
+        file=meta.get("file"),
+        quiet=args.quiet,
+        output=args.output,
+        top=0,
+        weighted=False,
+        hops=saved.get("hops", False),
+        source=meta.get("source"),
+        **{k: v for k, v in saved.items() if k != "hops"},
+    )
+    for k, default in (("skip_rows", 0), ("keep_duplicates", False), ("undirected", False)):
+        if not hasattr(ns, k):
+            setattr(ns, k, default)
+    g = _load(ns)
+    if g.num_vertices != manifest["num_vertices"] or g.num_edges != manifest["num_edges"]:
+        raise GasError(
+            f"{ns.file} has {g.num_vertices} vertices and {g.num_edges} edges; the checkpoint was "
+            f"taken on {manifest['num_vertices']} and {manifest['num_edges']}: not the same graph"
+        )
+    program, max_iter, _, _ = _program(command, ns, g)
+    restore = {"step": manifest["step"], "done": manifest["done"], "vertex": vertex}
+    restore.update(active=active, edges=edges)
+    ns.checkpoint_dir, ns.checkpoint_every = args.dir, args.checkpoint_every
+    ck = _checkpoint(ns, command, {"source": meta["source"]} if "source" in meta else {})
+    if not args.quiet:
+        print(
+            f"resuming {command} on {ns.file} after superstep {manifest['step']} "
+            f"with {args.procs} process(es)",
+            file=sys.stderr,
+        )
+    t0 = time.perf_counter()
+    with LocalCluster(args.procs) as c:
+        res = c.run(
+            g,
+            program,
+            partition=ns.partition,
+            seed=ns.seed,
+            max_iter=max_iter,
+            progress=_progress(args.quiet),
+            checkpoint=ck,
+            restore=restore,
+        )
+    if not args.quiet:
+        print(f"resumed run finished in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+    return _report(command, ns, g, res)
+
+
+def register(sub: Any) -> None:
+    """Add ``gas resume``."""
+    from gas.cli import _Fmt
+
+    p = sub.add_parser(
+        "resume",
+        help="continue a run from its last checkpoint",
+        formatter_class=_Fmt,
+        description="Continue the run whose snapshots are in DIR (written with --checkpoint-dir) "
+        "from the last complete one, on the same or another number of processes.",
+    )
+    p.add_argument("dir", metavar="DIR", help="the --checkpoint-dir of the interrupted run")
+    p.add_argument("--procs", type=int, default=1, help="number of local processes")
+    p.add_argument("--output", "-o", metavar="PATH", default=None, help="write id<TAB>value lines here")
+    p.add_argument("--checkpoint-every", type=int, default=10, metavar="K", help="keep snapshotting every K")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    p.set_defaults(func=_cmd_resume)

@@ -1,0 +1,464 @@
+"""Running a vertex program on several processes: spawned local workers, or a launcher's ranks.
+
+:class:`LocalCluster` (what ``--procs N`` uses) spawns ``N - 1`` worker processes with the
+``spawn`` start method (``fork`` breaks Numba's OpenMP layer); the calling process is rank 0.
+They meet over loopback ZeroMQ with a random job secret, and each process gets
+``cores // N`` Numba threads. A cluster runs any number of jobs: rank 0 partitions the graph
+(:func:`gas.partition.partition`), sends every worker its part (edges, edge data, masters) over
+the wire, and the ranks run :func:`gas.runtime.exchange.run_partition`. Kernels are compiled
+(or loaded from the disk cache) by rank 0 on a tiny graph before the workers start, so workers
+only load them.
+
+Programs travel as their class's import path and their instance attributes as JSON (numbers,
+strings, field-type dicts): a program must be importable by the workers (defined in a module,
+not in ``__main__`` of an interactive session).
+
+:func:`run_launched` is the same job when every rank was started by a launcher (``mpiexec``,
+``srun``, torchrun-style env): each rank already holds the graph or its share of it.
+
+Examples
+--------
+>>> import gas
+>>> from gas.algorithms.pagerank import PageRankProgram
+>>> program_from_json(program_to_json(PageRankProgram(alpha=0.5))).alpha
+0.5
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing as mp
+import os
+import secrets
+import socket
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from gas.engine import RunResult, SyncEngine
+from gas.errors import GasError
+from gas.graph import Graph
+from gas.program import VertexProgram
+from gas.runtime.comm import Comm
+from gas.runtime.exchange import WorkerPart, part_of_graph, run_partition
+from gas.runtime.protocol import DATA
+from gas.runtime.transport import Transport
+
+__all__ = ["LocalCluster", "run_distributed", "run_launched", "program_to_json", "program_from_json"]
+
+
+# ---------------------------------------------------------------------- programs as JSON
+def _enc(x: Any) -> Any:
+    if isinstance(x, (bool, int, float, str)) or x is None:
+        return x
+    if isinstance(x, (np.integer, np.floating, np.bool_)):
+        return x.item()
+    if isinstance(x, dict):
+        return {"__dict__": [[str(k), _enc(v)] for k, v in x.items()]}
+    if isinstance(x, (tuple, list)):
+        return {"__tuple__" if isinstance(x, tuple) else "__list__": [_enc(v) for v in x]}
+    try:
+        return {"__dtype__": np.dtype(x).str}
+    except TypeError:
+        raise GasError(
+            f"Expected program attributes that are numbers, strings or field types (got {type(x).__name__}); "
+            "hint: keep other state out of the program instance"
+        ) from None
+
+
+def _dec(x: Any) -> Any:
+    if isinstance(x, dict):
+        if "__dtype__" in x:
+            return np.dtype(x["__dtype__"]).type
+        if "__tuple__" in x:
+            return tuple(_dec(v) for v in x["__tuple__"])
+        if "__list__" in x:
+            return [_dec(v) for v in x["__list__"]]
+        if "__dict__" in x:
+            return {k: _dec(v) for k, v in x["__dict__"]}
+        raise GasError(f"unknown encoded value {sorted(x)}")
+    return x
+
+
+def program_to_json(program: VertexProgram) -> dict[str, Any]:
+    """Class import path and instance attributes of a program (see the module docstring)."""
+    cls = type(program)
+    return {
+        "module": cls.__module__,
+        "qualname": cls.__qualname__,
+        "state": {k: _enc(v) for k, v in vars(program).items()},
+    }
+
+
+def program_from_json(spec: dict[str, Any]) -> VertexProgram:
+    """Rebuild a program from :func:`program_to_json` (only VertexProgram subclasses)."""
+    mod = importlib.import_module(str(spec["module"]))
+    obj: Any = mod
+    for part in str(spec["qualname"]).split("."):
+        obj = getattr(obj, part)
+    if not (isinstance(obj, type) and issubclass(obj, VertexProgram)):
+        raise GasError(f"{spec['module']}.{spec['qualname']} is not a VertexProgram")
+    prog = obj.__new__(obj)
+    for k, v in spec["state"].items():
+        setattr(prog, k, _dec(v))
+    return prog
+
+
+# ---------------------------------------------------------------------- parts on the wire
+def send_part(t: Transport, dst: int, part: WorkerPart) -> None:
+    names = sorted(part.edata)
+    meta = {
+        "rank": part.rank,
+        "num_parts": part.num_parts,
+        "num_vertices": part.num_vertices,
+        "num_edges": part.num_edges,
+        "edata": names,
+    }
+    arrays = [part.src, part.dst, part.eid, part.master, *[part.edata[k] for k in names]]
+    t.send(dst, DATA, 0, arrays, meta)
+
+
+def recv_part(t: Transport) -> WorkerPart:
+    msg = t.recv(0, DATA, 0)
+    m = msg.meta or {}
+    a = msg.arrays
+    names = list(m.get("edata", []))
+    if len(a) != 4 + len(names):
+        raise GasError(f"rank {t.rank}: a part arrived with {len(a)} arrays (expected {4 + len(names)})")
+    n = int(m["num_vertices"])
+    src, dst = a[0].astype(np.int64), a[1].astype(np.int64)
+    if a[3].shape != (n,) or (src.size and (max(src.max(), dst.max()) >= n or min(src.min(), dst.min()) < 0)):
+        raise GasError(f"rank {t.rank}: a part arrived with vertex ids outside 0..{n - 1}")
+    return WorkerPart(
+        rank=int(m["rank"]),
+        num_parts=int(m["num_parts"]),
+        num_vertices=n,
+        num_edges=int(m["num_edges"]),
+        src=src,
+        dst=dst,
+        eid=a[2].astype(np.int64),
+        master=a[3].astype(np.int32),
+        edata=dict(zip(names, a[4:])),
+    )
+
+
+def send_restore(t: Transport, dst: int, restore: dict[str, Any]) -> dict[str, Any]:
+    """Send the global arrays of a snapshot; returns the job note describing them."""
+    vn, en = sorted(restore["vertex"]), sorted(restore["edges"])
+    arrays = [restore["active"].astype(np.uint8), *[restore["vertex"][k] for k in vn]]
+    arrays += [restore["edges"][k] for k in en]
+    t.send(dst, DATA, 0, arrays)
+    return {"step": int(restore["step"]), "done": bool(restore.get("done")), "vertex": vn, "edges": en}
+
+
+def recv_restore(t: Transport, note: dict[str, Any]) -> dict[str, Any]:
+    a = t.recv(0, DATA, 0).arrays
+    vn, en = list(note["vertex"]), list(note["edges"])
+    if len(a) != 1 + len(vn) + len(en):
+        raise GasError(f"rank {t.rank}: a snapshot arrived with {len(a)} arrays")
+    return {
+        "step": int(note["step"]),
+        "done": bool(note["done"]),
+        "active": a[0] != 0,
+        "vertex": dict(zip(vn, a[1 : 1 + len(vn)])),
+        "edges": dict(zip(en, a[1 + len(vn) :])),
+    }
+
+
+def warm_kernels(program: VertexProgram, edge_columns: list[str]) -> None:
+    """Compile (or load) every kernel a distributed run of ``program`` calls, on a tiny graph."""
+    w = {k: np.ones(3) for k in edge_columns}
+    g = Graph.from_edges([0, 1, 2], [1, 2, 0], num_vertices=3, dedupe=False, edge_data=w)
+    eng = SyncEngine(g, program)
+    eng.run(1)
+    eng.run(1, active=[0])
+    SyncEngine._aggregate(eng)
+    eng.combine(np.zeros(0, np.int64), np.zeros((0, *eng.spec.gather_shape), eng.spec.gather_base))
+
+
+# ---------------------------------------------------------------------- local cluster
+def _free_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def _threads_per_proc(procs: int) -> int:
+    return max(1, (os.cpu_count() or 1) // procs)
+
+
+def _worker_main(rank: int, size: int, port: int, secret: str) -> None:
+    """Entry point of a spawned worker: join, then serve jobs until told to stop."""
+    import numba
+
+    from gas.runtime.launch import connect_world
+
+    numba.set_num_threads(min(_threads_per_proc(size), numba.config.NUMBA_NUM_THREADS))
+    env = {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "GAS_JOB_SECRET": secret}
+    t = connect_world(rank, size, env=env, timeout=120)
+    assert t is not None
+    comm = Comm(t)
+    try:
+        serve(comm)
+    except BaseException as exc:
+        t.report_error(f"{type(exc).__name__}: {exc}")
+        t.close()
+        raise SystemExit(1) from None
+    t.shutdown(timeout=30)
+
+
+def serve(comm: Comm) -> None:
+    """A worker's loop: run the jobs rank 0 announces, until it says stop."""
+    assert comm.t is not None
+    while True:
+        job = comm.bcast_meta(None)
+        if job.get("op") == "stop":
+            return
+        if job.get("op") != "run":
+            raise GasError(f"unknown job {job.get('op')!r}")
+        part = recv_part(comm.t)
+        program = program_from_json(job["program"])
+        active = job.get("active")
+        restore = recv_restore(comm.t, job["restore"]) if job.get("restore") else None
+        run_partition(
+            part,
+            program,
+            comm,
+            max_iter=int(job["max_iter"]),
+            active=None if active is None else np.asarray(active, np.int64),
+            threads=_threads_per_proc(comm.size),
+            checkpoint=job.get("checkpoint"),
+            restore=restore,
+        )
+
+
+class LocalCluster:
+    """``procs`` processes on this machine: this one (rank 0) and ``procs - 1`` spawned workers.
+
+    Use as a context manager, or call :meth:`close`. Workers are reused across :meth:`run` calls.
+    """
+
+    def __init__(self, procs: int, *, timeout: float = 120.0) -> None:
+        if procs < 1:
+            raise GasError(f"Expected procs >= 1 (got {procs})")
+        self.procs = procs
+        self.comm = Comm(None)
+        self.workers: list[Any] = []
+        if procs == 1:
+            return
+        from gas.runtime.launch import connect_world
+
+        port = _free_port()
+        secret = secrets.token_hex(16)
+        ctx = mp.get_context("spawn")
+        for r in range(1, procs):
+            p = ctx.Process(target=_worker_main, args=(r, procs, port, secret), daemon=True)
+            p.start()
+            self.workers.append(p)
+        env = {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "GAS_JOB_SECRET": secret}
+        try:
+            t = connect_world(0, procs, env=env, timeout=timeout)
+        except BaseException:
+            self._kill()
+            raise
+        self.comm = Comm(t)
+
+    def run(
+        self,
+        graph: Graph,
+        program: VertexProgram,
+        *,
+        partition: str = "hdrf",
+        seed: int = 0,
+        max_iter: int = 100,
+        active: Any = None,
+        progress: Callable[[dict[str, Any]], None] | None = None,
+        checkpoint: dict[str, Any] | None = None,
+        assignment: Any = None,
+        restore: dict[str, Any] | None = None,
+    ) -> RunResult:
+        """Partition ``graph``, run ``program`` on every rank; the whole result (rank 0)."""
+        from gas.partition import partition as make_partition
+
+        P = self.procs
+        if assignment is None:
+            assignment = make_partition(graph, partition, num_parts=P, seed=seed)
+        elif assignment.num_parts != P:
+            raise GasError(f"Expected an assignment of {P} parts (got {assignment.num_parts})")
+        act = None
+        if active is not None:
+            a = np.asarray(active)
+            act = np.flatnonzero(a) if a.dtype == np.bool_ else a.astype(np.int64).ravel()
+        if P > 1:
+            warm_kernels(program, sorted(graph.edata))
+            t = self.comm.t
+            assert t is not None
+            job = {
+                "op": "run",
+                "program": program_to_json(program),
+                "max_iter": int(max_iter),
+                "active": None if act is None else act.tolist(),
+                "checkpoint": checkpoint,
+                "restore": None
+                if restore is None
+                else {
+                    "step": int(restore["step"]),
+                    "done": bool(restore.get("done")),
+                    "vertex": sorted(restore["vertex"]),
+                    "edges": sorted(restore["edges"]),
+                },
+            }
+            self.comm.bcast_meta(job)
+            for r in range(1, P):
+                send_part(t, r, part_of_graph(graph, assignment.master, assignment.edge_part, r))
+                if restore is not None:
+                    send_restore(t, r, restore)
+        part0 = part_of_graph(graph, assignment.master, assignment.edge_part, 0)
+        try:
+            return run_partition(
+                part0,
+                program,
+                self.comm,
+                max_iter=max_iter,
+                active=act,
+                threads=_threads_per_proc(P),
+                progress=progress,
+                checkpoint=checkpoint,
+                restore=restore,
+            )
+        except BaseException:
+            self._kill()
+            raise
+
+    def _kill(self) -> None:
+        if self.comm.t is not None:
+            self.comm.t.close()
+            self.comm = Comm(None)
+        for p in self.workers:
+            if p.is_alive():
+                p.kill()
+            p.join(5)
+        self.workers = []
+
+    def close(self) -> None:
+        """Stop the workers (a clean goodbye; killed if they do not answer)."""
+        if self.comm.t is not None:
+            try:
+                self.comm.bcast_meta({"op": "stop"})
+                self.comm.t.shutdown(timeout=30)
+            except GasError:
+                pass
+            self.comm = Comm(None)
+        for p in self.workers:
+            p.join(10)
+        self._kill()
+
+    def __enter__(self) -> LocalCluster:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def run_distributed(
+    graph: Graph,
+    program: VertexProgram,
+    procs: int = 2,
+    partition: str = "hdrf",
+    *,
+    seed: int = 0,
+    max_iter: int = 100,
+    active: Any = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    checkpoint: dict[str, Any] | None = None,
+    cluster: LocalCluster | None = None,
+) -> RunResult:
+    """Run ``program`` on ``graph`` split over ``procs`` local processes (see the module docstring).
+
+    Parameters
+    ----------
+    graph : Graph
+    program : VertexProgram
+        Any program whose class is importable by a fresh process.
+    procs : int, default 2
+    partition : str, default "hdrf"
+        A :func:`gas.partition.available_methods` name.
+    seed, max_iter, active, progress
+        As in :func:`gas.partition.partition` and :meth:`gas.SyncEngine.run`.
+    checkpoint : dict, optional
+        ``{"dir": D, "every": K}``: snapshot every K supersteps (see :mod:`gas.runtime.checkpoint`).
+    cluster : LocalCluster, optional
+        Reuse running workers (``procs`` is then the cluster's).
+
+    Returns
+    -------
+    RunResult
+        As one process would return it: every vertex's data, per-superstep statistics of rank 0
+        (with ``exchange_seconds`` and ``bytes_sent``).
+    """
+    if cluster is not None:
+        return cluster.run(
+            graph,
+            program,
+            partition=partition,
+            seed=seed,
+            max_iter=max_iter,
+            active=active,
+            progress=progress,
+            checkpoint=checkpoint,
+        )
+    with LocalCluster(procs) as c:
+        return c.run(
+            graph,
+            program,
+            partition=partition,
+            seed=seed,
+            max_iter=max_iter,
+            active=active,
+            progress=progress,
+            checkpoint=checkpoint,
+        )
+
+
+def run_launched(
+    graph: Graph,
+    program: VertexProgram,
+    comm: Comm,
+    *,
+    partition: str = "hdrf",
+    seed: int = 0,
+    max_iter: int = 100,
+    active: Any = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    checkpoint: dict[str, Any] | None = None,
+) -> RunResult | None:
+    """Every rank of a launcher-started job holds ``graph``; each runs its part (same seed).
+
+    Returns the whole result on rank 0, None on the other ranks.
+    """
+    from gas.partition import partition as make_partition
+
+    t0 = time.perf_counter()
+    a = make_partition(graph, partition, num_parts=comm.size, seed=seed)
+    part = part_of_graph(graph, a.master, a.edge_part, comm.rank)
+    if progress is not None and comm.rank == 0:
+        print(
+            f"partitioned ({partition}, {comm.size} parts) in {time.perf_counter() - t0:.2f} s",
+            file=sys.stderr,
+        )
+    res = run_partition(
+        part,
+        program,
+        comm,
+        max_iter=max_iter,
+        active=active,
+        threads=None,
+        progress=progress if comm.rank == 0 else None,
+        checkpoint=checkpoint,
+    )
+    return res if comm.rank == 0 else None
