@@ -1,6 +1,7 @@
 """Bundled algorithms: each a vertex program plus one function returning numpy arrays."""
 
 from gas.algorithms.components import ComponentsProgram, connected_components
+from gas.algorithms.lda import LDAModel, LDAProgram, heldout_perplexity, lda
 from gas.algorithms.pagerank import PageRankProgram, WeightedPageRankProgram, pagerank
 from gas.algorithms.sssp import HopsProgram, SSSPProgram, sssp
 
@@ -8,6 +9,10 @@ __all__ = [
     "pagerank",
     "connected_components",
     "sssp",
+    "lda",
+    "heldout_perplexity",
+    "LDAModel",
+    "LDAProgram",
     "PageRankProgram",
     "WeightedPageRankProgram",
     "ComponentsProgram",

@@ -1,0 +1,488 @@
+"""Latent Dirichlet allocation by collapsed Gibbs sampling, as a vertex program on the engine.
+
+The graph
+---------
+The corpus is a bipartite multigraph: document vertices ``0..D-1``, word vertices
+``D..D+W-1`` and one edge ``word -> doc`` per token (repeated words give parallel edges). The
+token's topic ``z`` is an edge field. Every vertex holds a topic-count vector ``nk`` (``n_dk``
+for a document, ``n_wk`` for a word). One more vertex, the *hub* ``D+W``, holds the global
+topic totals ``n_k``, with edges ``hub -> doc`` and ``word -> hub``. (The hub stands in for
+a vector-valued aggregate: the engine's aggregates are scalars, and a program cannot read an
+array parameter; see the notes at the end.)
+
+One superstep = one sweep
+-------------------------
+1. **gather** (out-edges, an array gather into a ``(2, K)`` accumulator): a word adds the
+   one-hot vector of each token edge's ``z`` into row 0 and copies the hub's totals into row 1;
+   the hub adds up the documents' count vectors. Documents have no out-edges: their counts are
+   kept exact by their own scatter.
+2. **apply**: words and the hub store their rebuilt counts; a document lists its nonzero
+   topics. A word precomputes ``cdf[k] = sum_{j<=k} (n_wj + beta) / (n_j + W beta)`` from its
+   counts and the totals it gathered. The vertex's term of the log-likelihood is kept for the
+   aggregate.
+3. **scatter** (a document's in-edges): each document resamples its tokens one after the other
+   (:func:`~gas.algorithms.lda_sampler.sample_token`), updating its own counts in place; the
+   word side (``cdf``, ``n_wk``) is read-only, as the word's counts stood at the start of the
+   sweep, with the token's own old topic removed exactly.
+4. **aggregate**: ``ll`` sums the log-likelihood terms (every ``ll_every`` sweeps).
+
+The approximation (AD-LDA-style bounded staleness, as GraphLab's and Yahoo!LDA's samplers):
+within a sweep a document sees its own updates at once but the other documents' updates to the
+word counts only at the next sweep, and the topic totals with one more sweep of delay (the hub
+gathers document counts left by the previous sweep). The sequential sampler
+:func:`~gas.algorithms.lda_sampler.gibbs_reference` is exact; tests and ``bench/lda.py`` compare
+the two.
+
+Cost per token: the number of topics in its document (the document bucket) plus ``log K`` for
+the smoothing bucket (binary search on the word's ``cdf``), so it does not grow with ``K`` once
+documents concentrate on few topics (SparseLDA's decomposition, Yao, Mimno and McCallum 2009,
+with the word side frozen for the sweep). ``O(K)`` work per vertex per sweep remains (gather,
+apply). Random numbers: one SplitMix64 state per document, so results depend on the seed only,
+never on the thread count.
+
+Engine features this program works around (noted for the engine): an array-valued parameter
+(the totals vector; here the hub vertex and a second gather row), per-vertex fields that exist
+only on some vertices (every vertex carries ``nk``, ``nz`` and ``cdf``), and ``ctx`` in
+``scatter`` (a counter-based random stream could then be keyed on the sweep).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gas.engine import SyncEngine
+from gas.errors import GasError
+from gas.graph import Graph
+from gas.io.atomic import atomic_open
+from gas.io.corpus import Corpus
+from gas.program import IN, OUT, VertexProgram
+
+from .lda_sampler import (
+    counts_from_assignments,
+    fold_in,
+    gibbs_reference,
+    loglikelihood,
+    sample_token,
+    seed_states,
+)
+
+__all__ = ["LDAProgram", "LDAModel", "lda", "lda_reference", "heldout_perplexity"]
+
+
+class LDAProgram(VertexProgram):
+    """Collapsed Gibbs sampling for LDA on the doc-word-hub graph (see the module docstring)."""
+
+    gather_edges = OUT
+    scatter_edges = IN
+    dynamic = False
+    aggregates = {"ll": "sum"}
+    edge_data = {"z": np.int32}
+
+    def __init__(
+        self, topics: int, num_docs: int, num_words: int, alpha: float, beta: float, ll_every: int = 1
+    ) -> None:
+        self.k = int(topics)
+        self.num_docs = int(num_docs)
+        self.hub = int(num_docs + num_words)
+        self.alpha = float(alpha)
+        self.beta = float(beta)
+        self.wbeta = float(num_words * beta)
+        self.ll_every = int(ll_every)
+        K = self.k
+        self.vertex_data = {
+            "nk": (np.int32, K),
+            "nz": (np.int32, K),
+            "cdf": (np.float64, K),
+            "nnz": np.int64,
+            "rng": np.uint64,
+            "ll": np.float64,
+        }
+        self.gather_type = (np.int32, (2, K))
+
+    def gather(self, v, e, nbr, acc):
+        if v.vid == self.hub:  # the hub adds up the documents' counts
+            for k in range(self.k):
+                acc[0, k] += nbr.nk[k]
+        elif nbr.vid == self.hub:  # a word reads the totals
+            for k in range(self.k):
+                acc[1, k] = nbr.nk[k]
+        else:  # a word counts its tokens' topics
+            acc[0, e.z] += 1
+
+    def apply(self, v, total, ctx):
+        K = self.k
+        score = self.ll_every > 0 and ctx.iteration % self.ll_every == 0
+        ll = 0.0
+        if v.vid < self.num_docs:  # counts are current (updated in place by scatter)
+            nnz = 0
+            n = 0
+            for k in range(K):
+                c = v.nk[k]
+                if c > 0:
+                    v.nz[nnz] = k
+                    nnz += 1
+                    n += c
+                    if score:
+                        ll += math.lgamma(c + self.alpha) - math.lgamma(self.alpha)
+            v.nnz = nnz
+            if score:
+                ll += math.lgamma(K * self.alpha) - math.lgamma(n + K * self.alpha)
+        elif v.vid < self.hub:
+            s = 0.0
+            for k in range(K):
+                c = total[0, k]
+                v.nk[k] = c
+                s += (c + self.beta) / (total[1, k] + self.wbeta)
+                v.cdf[k] = s
+                if score and c > 0:
+                    ll += math.lgamma(c + self.beta) - math.lgamma(self.beta)
+        else:
+            for k in range(K):
+                c = total[0, k]
+                v.nk[k] = c
+                if score:
+                    ll += math.lgamma(self.wbeta) - math.lgamma(c + self.wbeta)
+        v.ll = ll
+
+    def scatter(self, v, e, nbr):
+        if v.vid < self.num_docs and nbr.vid != self.hub:
+            new, nnz, state = sample_token(
+                v.nk, v.nz, v.nnz, v.cdf, nbr.cdf, nbr.nk, e.z, self.alpha, self.beta, v.rng
+            )
+            e.z = new
+            v.nnz = nnz
+            v.rng = state
+        return False
+
+    def aggregate(self, v):
+        return v.ll
+
+
+@dataclass
+class LDAModel:
+    """A fitted topic model.
+
+    Attributes
+    ----------
+    doc_topic : ndarray, shape (num_docs, topics)
+        ``(n_dk + alpha) / (n_d + K alpha)``; rows sum to 1, documents in input order.
+    topic_word : ndarray, shape (topics, num_words)
+        ``(n_wk + beta) / (n_k + W beta)``; rows sum to 1, words in vocabulary order.
+    loglik : ndarray
+        Joint log-likelihood ``log p(w, z)`` after ``loglik_iters[i]`` sweeps (0: the random
+        start); the last entry is after the final sweep.
+    loglik_iters : ndarray of int
+    vocab : list of str
+    alpha, beta : float
+    num_tokens : int
+    assignments : ndarray of int32
+        The topic of every token, in the order of :meth:`Corpus.tokens`.
+    seconds : ndarray
+        Wall time of each sweep.
+    """
+
+    doc_topic: np.ndarray
+    topic_word: np.ndarray
+    loglik: np.ndarray
+    loglik_iters: np.ndarray
+    vocab: list[str]
+    alpha: float
+    beta: float
+    num_tokens: int
+    assignments: np.ndarray
+    seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def topics(self) -> int:
+        return self.topic_word.shape[0]
+
+    def loglik_per_token(self) -> np.ndarray:
+        """``loglik / num_tokens``."""
+        return self.loglik / max(self.num_tokens, 1)
+
+    def top_words(self, n: int = 10) -> list[list[str]]:
+        """The ``n`` most probable words of each topic (ties by vocabulary order)."""
+        order = np.argsort(-self.topic_word, axis=1, kind="stable")[:, :n]
+        return [[self.vocab[j] for j in row] for row in order.tolist()]
+
+    def transform(self, corpus: Corpus | Any, iters: int = 50, burn: int = 10, seed: int = 0) -> np.ndarray:
+        """Topic mixtures of new documents (same vocabulary), topics held fixed (fold-in Gibbs).
+
+        Returns
+        -------
+        ndarray, shape (num_docs, topics)
+            Rows sum to 1.
+        """
+        c = _as_corpus(corpus, self.vocab)
+        doc, word = c.tokens()
+        indptr = np.concatenate([[0], np.cumsum(c.doc_lengths())]).astype(np.int64)
+        return fold_in(
+            indptr, word, self.topic_word, self.alpha, iters, burn, seed_states(seed, c.num_docs, 7)
+        )
+
+    def save(self, folder: str | os.PathLike) -> None:
+        """Write ``doc_topic.npy``, ``topic_word.npy`` and ``vocab.txt`` into ``folder`` (atomically)."""
+        os.makedirs(folder, exist_ok=True)
+        for name, arr in (("doc_topic.npy", self.doc_topic), ("topic_word.npy", self.topic_word)):
+            with atomic_open(os.path.join(folder, name), "wb") as f:
+                np.save(f, arr)
+        with atomic_open(os.path.join(folder, "vocab.txt"), "w", encoding="utf-8") as f:
+            f.write("".join(w + "\n" for w in self.vocab))
+
+
+def _as_corpus(corpus: Corpus | Any, vocab: list[str] | None = None) -> Corpus:
+    if isinstance(corpus, Corpus):
+        if vocab is not None and corpus.num_words != len(vocab):
+            raise GasError(f"Expected a corpus over the model's {len(vocab)} words (got {corpus.num_words})")
+        return corpus
+    m = np.asarray(corpus)
+    if m.ndim != 2 or m.dtype.kind not in "iu" and not (m.dtype.kind == "f" and np.all(m == np.round(m))):
+        raise GasError("Expected a Corpus or a 2-d array of non-negative integer counts (documents x words)")
+    if m.size and m.min() < 0:
+        raise GasError("Expected non-negative counts")
+    d, w = np.nonzero(m)
+    return Corpus(
+        d,
+        w,
+        m[d, w].astype(np.int64),
+        vocab or [str(j) for j in range(m.shape[1])],
+        [str(i) for i in range(m.shape[0])],
+    )
+
+
+def _check(topics: int, alpha: float, beta: float, iters: int) -> None:
+    if int(topics) < 1:
+        raise GasError(f"Expected topics >= 1 (got {topics})")
+    if not (alpha > 0 and beta > 0):
+        raise GasError(f"Expected alpha > 0 and beta > 0 (got alpha={alpha}, beta={beta})")
+    if int(iters) < 0:
+        raise GasError(f"Expected iters >= 0 (got {iters})")
+
+
+def _model(c: Corpus, doc, word, z, K, alpha, beta, ll, ll_iters, seconds) -> LDAModel:
+    ndk, nwk, nk = counts_from_assignments(doc, word, z.astype(np.int64), c.num_docs, c.num_words, K)
+    nd = ndk.sum(axis=1, keepdims=True)
+    doc_topic = (ndk + alpha) / (nd + K * alpha)
+    topic_word = ((nwk + beta) / (nk + c.num_words * beta)).T.copy()
+    return LDAModel(
+        doc_topic,
+        topic_word,
+        np.asarray(ll, np.float64),
+        np.asarray(ll_iters, np.int64),
+        list(c.vocab),
+        float(alpha),
+        float(beta),
+        c.num_tokens,
+        z.astype(np.int32),
+        np.asarray(seconds, np.float64),
+    )
+
+
+@dataclass
+class _Setup:
+    eng: SyncEngine
+    eid: np.ndarray  # edge id of each token (tokens in the order of Corpus.tokens)
+    doc: np.ndarray
+    word: np.ndarray
+    num_tokens: int
+    counts: tuple
+
+
+def _setup(c: Corpus, K: int, alpha: float, beta: float, seed: int, ll_every: int, threads, debug) -> _Setup:
+    """The graph, the engine and the random start (topics uniform, seeded) of :func:`lda`."""
+    D, W = c.num_docs, c.num_words
+    doc, word = c.tokens()
+    m = doc.shape[0]
+    hub = D + W
+    src = np.concatenate([word + D, np.full(D, hub), np.arange(D, D + W)])
+    dst = np.concatenate([doc, np.arange(D), np.full(W, hub)])
+    g = Graph.from_edges(
+        src, dst, num_vertices=D + W + 1, dedupe=False, edge_data={"token": np.arange(src.size)}
+    )
+    z0 = np.random.default_rng(seed).integers(0, K, m).astype(np.int64)
+    eng = SyncEngine(g, LDAProgram(K, D, W, alpha, beta, ll_every), threads=threads, debug=debug)
+    token_of_edge = np.asarray(g.edata["token"], np.int64)
+    is_token = token_of_edge < m
+    eid = np.empty(m, np.int64)
+    eid[token_of_edge[is_token]] = np.flatnonzero(is_token)
+    eng.edge_columns["z"][eid] = z0
+    ndk, nwk, nk = counts_from_assignments(doc, word, z0, D, W, K)
+    cols = eng.columns
+    cols["nk"][:D] = ndk
+    cols["nk"][D:hub] = nwk
+    cols["nk"][hub] = nk
+    cols["rng"][:D] = seed_states(seed, D, 1)
+    return _Setup(eng, eid, doc, word, m, (ndk, nwk, nk))
+
+
+def lda(
+    corpus: Corpus | Any,
+    topics: int = 50,
+    alpha: float = 0.1,
+    beta: float = 0.01,
+    iters: int = 200,
+    seed: int = 0,
+    *,
+    ll_every: int = 10,
+    threads: int | None = None,
+    debug: bool = False,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    return_engine: bool = False,
+) -> LDAModel | tuple[LDAModel, SyncEngine]:
+    """Fit LDA by collapsed Gibbs sampling on the engine (one superstep per sweep).
+
+    Parameters
+    ----------
+    corpus : Corpus or array_like
+        A :class:`~gas.io.corpus.Corpus`, or a documents x words matrix of counts.
+    topics : int, default 50
+    alpha, beta : float, default 0.1, 0.01
+        Symmetric Dirichlet priors of the document-topic and topic-word distributions.
+    iters : int, default 200
+        Sweeps over all tokens.
+    seed : int, default 0
+        Same seed, same result (for any thread count).
+    ll_every : int, default 10
+        Record the log-likelihood every this many sweeps (0: only at the start and the end);
+        it costs about one ``lgamma`` per nonzero count.
+    threads : int, optional
+        Numba threads.
+    debug : bool, default False
+        Run the program as plain Python (slow; for small corpora).
+    progress : callable, optional
+        Called after each sweep with ``iteration``, ``seconds``, ``tokens_per_s`` and, when it
+        was recorded, ``loglik_per_token`` (of the state before that sweep).
+    return_engine : bool, default False
+        Also return the engine (its columns hold the final vertex data).
+
+    Returns
+    -------
+    LDAModel
+
+    Examples
+    --------
+    >>> from gas.datasets import lda_corpus
+    >>> c, phi, theta = lda_corpus(num_docs=50, doc_length=40, num_words=60, topics=4, seed=0)
+    >>> m = lda(c, topics=4, iters=30, seed=1)
+    >>> m.doc_topic.shape, m.topic_word.shape
+    ((50, 4), (4, 60))
+    >>> bool(np.allclose(m.topic_word.sum(axis=1), 1.0)) and bool(m.loglik[-1] > m.loglik[0])
+    True
+    """
+    _check(topics, alpha, beta, iters)
+    c = _as_corpus(corpus)
+    st = _setup(c, int(topics), alpha, beta, seed, ll_every, threads, debug)
+    eng, eid, doc, word, m = st.eng, st.eid, st.doc, st.word, st.num_tokens
+    K, D, W = int(topics), c.num_docs, c.num_words
+    zc = eng.edge_columns["z"]
+    ndk, nwk, nk = st.counts
+    ll = [loglikelihood(ndk, nwk, nk, alpha, beta)]
+    ll_iters = [0]
+    seconds: list[float] = []
+
+    def step(stat: dict[str, Any]) -> None:
+        t = stat["iteration"]
+        info = {"iteration": t, "seconds": stat["seconds"], "tokens_per_s": m / max(stat["seconds"], 1e-12)}
+        if t > 0 and ll_every > 0 and t % ll_every == 0:
+            ll.append(stat["ll"])
+            ll_iters.append(t)
+            info["loglik_per_token"] = stat["ll"] / max(m, 1)
+        seconds.append(stat["seconds"])
+        if progress is not None:
+            progress(info)
+
+    eng.run(iters, progress=step)
+    z = zc[eid].astype(np.int64)
+    model = _model(c, doc, word, z, K, alpha, beta, ll, ll_iters, seconds)
+    if iters > 0:
+        final = counts_from_assignments(doc, word, z, D, W, K)
+        model.loglik = np.append(model.loglik, loglikelihood(*final, alpha, beta))
+        model.loglik_iters = np.append(model.loglik_iters, iters)
+    return (model, eng) if return_engine else model
+
+
+def lda_reference(
+    corpus: Corpus | Any,
+    topics: int = 50,
+    alpha: float = 0.1,
+    beta: float = 0.01,
+    iters: int = 200,
+    seed: int = 0,
+) -> LDAModel:
+    """Exact sequential collapsed Gibbs sampling (O(K) per token, one thread): the reference.
+
+    Same start as :func:`lda` for the same seed (the same random initial topics).
+
+    Examples
+    --------
+    >>> from gas.datasets import lda_corpus
+    >>> c, _, _ = lda_corpus(num_docs=20, doc_length=30, num_words=40, topics=2, seed=0)
+    >>> lda_reference(c, topics=2, iters=5).loglik.shape
+    (6,)
+    """
+    _check(topics, alpha, beta, iters)
+    c = _as_corpus(corpus)
+    K, D, W = int(topics), c.num_docs, c.num_words
+    doc, word = c.tokens()
+    rng = np.random.default_rng(seed)
+    z = rng.integers(0, K, doc.shape[0]).astype(np.int64)
+    ndk, nwk, nk = counts_from_assignments(doc, word, z, D, W, K)
+    ll0 = loglikelihood(ndk, nwk, nk, alpha, beta)
+    t0 = time.perf_counter()
+    ll, _ = gibbs_reference(doc, word, z, ndk, nwk, nk, alpha, beta, iters, seed_states(seed, 1, 2)[0])
+    secs = np.full(iters, (time.perf_counter() - t0) / max(iters, 1))
+    return _model(c, doc, word, z, K, alpha, beta, np.concatenate([[ll0], ll]), np.arange(iters + 1), secs)
+
+
+def heldout_perplexity(
+    model: LDAModel, corpus: Corpus | Any, *, iters: int = 50, burn: int = 10, seed: int = 0
+) -> float:
+    """Perplexity of held-out documents by document completion.
+
+    Each document's tokens are shuffled (seeded); the first half infers the document's topic
+    mixture with the topics fixed (:meth:`LDAModel.transform`) and the second half is scored:
+    ``exp(-sum log sum_k theta_dk phi_kw / tokens scored)``. Lower is better; a model that knows
+    nothing (uniform words) scores the vocabulary size.
+
+    Examples
+    --------
+    >>> from gas.datasets import lda_corpus
+    >>> c, _, _ = lda_corpus(num_docs=60, doc_length=40, num_words=50, topics=4, seed=0)
+    >>> m = lda(c.subset(np.arange(50)), topics=4, iters=30)
+    >>> bool(heldout_perplexity(m, c.subset(np.arange(50, 60))) < 50)
+    True
+    """
+    c = _as_corpus(corpus, model.vocab)
+    doc, word = c.tokens()
+    rng = np.random.default_rng(seed)
+    key = rng.random(doc.shape[0])
+    order = np.lexsort((key, doc))  # shuffle within each document
+    doc, word = doc[order], word[order]
+    lengths = c.doc_lengths()
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    pos = np.arange(doc.shape[0]) - starts[doc]
+    half = pos < lengths[doc] // 2
+    observed = Corpus.from_tokens(doc[half], word[half], model.vocab, c.doc_names)
+    theta = model.transform(observed, iters=iters, burn=burn, seed=seed)
+    sd, sw = doc[~half], word[~half]
+    if sd.size == 0:
+        raise GasError("Expected held-out documents with at least 2 tokens each to score")
+    p = np.einsum("ik,ki->i", theta[sd], model.topic_word[:, sw])
+    return float(np.exp(-np.log(p).sum() / sd.size))
+
+
+def _print_progress(stat: dict[str, Any]) -> None:  # pragma: no cover - used by the CLI
+    extra = f"  loglik/token {stat['loglik_per_token']:.4f}" if "loglik_per_token" in stat else ""
+    print(
+        f"sweep {stat['iteration'] + 1:4d}  {stat['tokens_per_s'] / 1e6:7.2f} M tokens/s{extra}",
+        file=sys.stderr,
+        flush=True,
+    )

@@ -1,0 +1,265 @@
+"""Numba kernels for LDA: random numbers, the token sampler the vertex program calls, an exact
+sequential collapsed Gibbs sampler (the reference), the joint log-likelihood, and fold-in inference.
+
+Notation: ``K`` topics, ``W`` words, ``n_dk`` tokens of document ``d`` in topic ``k``, ``n_wk``
+tokens of word ``w`` in topic ``k``, ``n_k`` all tokens in topic ``k``; symmetric priors ``alpha``
+(document-topic) and ``beta`` (topic-word). The collapsed conditional of a token of word ``w`` in
+document ``d``, with the token itself removed from the counts (superscript ``-``), is::
+
+    p(z = k | rest)  ~  (n_dk^- + alpha) * (n_wk^- + beta) / (n_k^- + W beta)
+
+Random numbers come from a 64-bit state per document advanced by SplitMix64 (Steele, Lea and
+Flood, 2014), so a run depends only on the seed, never on the thread count or scheduling.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "seed_states",
+    "gibbs_reference",
+    "loglikelihood",
+    "counts_from_assignments",
+    "fold_in",
+]
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+_INV53 = 1.0 / 9007199254740992.0  # 2**-53
+
+
+@njit(cache=True)
+def _mix(z: np.uint64) -> np.uint64:
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True)
+def rand(state: np.uint64) -> tuple[np.uint64, float]:
+    """Advance a SplitMix64 state; return the new state and a uniform double in [0, 1)."""
+    s = state + _GOLDEN
+    return s, float(_mix(s) >> _S11) * _INV53
+
+
+def seed_states(seed: int, n: int, stream: int = 0) -> np.ndarray:
+    """``n`` independent SplitMix64 states derived from ``seed`` (one per document)."""
+    with np.errstate(over="ignore"):
+        base = (np.uint64(seed & 0xFFFFFFFFFFFFFFFF) * _M1) ^ (np.uint64(stream) * _M2)
+        idx = np.arange(n, dtype=np.uint64) * _GOLDEN + base
+        z = idx
+        z = (z ^ (z >> _S30)) * _M1
+        z = (z ^ (z >> _S27)) * _M2
+        return z ^ (z >> _S31)
+
+
+@njit(cache=True)
+def sample_token(nd, nz, nnz, buf, cdf, nw, o, alpha, beta, state):
+    """Resample one token of a document (the SparseLDA-style decomposition used by the program).
+
+    ``nd``, ``nz``, ``nnz``: the document's topic counts, its list of topics with a nonzero
+    count and that list's length (all updated in place); ``buf``: scratch of at least ``nnz + 1``
+    floats. ``cdf[k] = sum_{j <= k} phi_wj`` with ``phi_wj = (n_wj + beta) / (n_j + W beta)``
+    from the word's counts ``nw`` and the totals as they were at the start of the sweep (stale:
+    other documents' moves in this sweep are not seen; the token's own old topic ``o`` is removed
+    exactly from ``n_wo``). The conditional splits into a document bucket
+    ``sum_{k: n_dk > 0} n_dk^- phi^-_wk`` (cost: topics in the document) and a smoothing bucket
+    ``alpha sum_k phi^-_wk``, drawn by binary search on ``cdf`` (cost log K) with rejection at
+    ``o``. Returns ``(new topic, nnz, state)``.
+    """
+    K = cdf.shape[0]
+    # remove the token from its document
+    nd[o] -= 1
+    if nd[o] == 0:
+        for j in range(nnz):
+            if nz[j] == o:
+                nnz -= 1
+                nz[j] = nz[nnz]
+                break
+    phi_o = cdf[o] - (cdf[o - 1] if o > 0 else 0.0)
+    inv_o = phi_o / (nw[o] + beta)  # 1 / (n_o + W beta), as phi_wo = (n_wo + beta) / (n_o + W beta)
+    phim_o = phi_o - inv_o  # phi_wo without this token: (n_wo - 1 + beta) / (n_o + W beta)
+    if phim_o < 0.0:
+        phim_o = 0.0
+    s = 0.0
+    for j in range(nnz):
+        k = nz[j]
+        p = cdf[k] - (cdf[k - 1] if k > 0 else 0.0)
+        if k == o:
+            p = phim_o
+        s += nd[k] * p
+        buf[j] = s
+    smooth = alpha * (cdf[K - 1] - phi_o + phim_o)
+    state, u = rand(state)
+    u *= s + smooth
+    new = -1
+    if u < s:
+        new = nz[nnz - 1]  # kept if rounding puts u past the last partial sum
+        for j in range(nnz):
+            if buf[j] > u:
+                new = nz[j]
+                break
+    else:
+        total = cdf[K - 1]
+        while True:
+            state, r = rand(state)
+            r *= total
+            lo, hi = 0, K - 1
+            while lo < hi:  # first k with cdf[k] > r
+                mid = (lo + hi) >> 1
+                if cdf[mid] > r:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            if lo != o:
+                new = lo
+                break
+            state, a = rand(state)
+            if a * phi_o < phim_o:
+                new = lo
+                break
+    nd[new] += 1
+    if nd[new] == 1:
+        nz[nnz] = new
+        nnz += 1
+    return new, nnz, state
+
+
+@njit(cache=True)
+def counts_from_assignments(doc, word, z, num_docs, num_words, K):
+    """Document-topic, word-topic and topic totals recomputed from the assignments."""
+    ndk = np.zeros((num_docs, K), np.int64)
+    nwk = np.zeros((num_words, K), np.int64)
+    nk = np.zeros(K, np.int64)
+    for i in range(z.shape[0]):
+        ndk[doc[i], z[i]] += 1
+        nwk[word[i], z[i]] += 1
+        nk[z[i]] += 1
+    return ndk, nwk, nk
+
+
+@njit(cache=True)
+def loglikelihood(ndk, nwk, nk, alpha, beta):
+    """Joint ``log p(w, z)`` of the collapsed model (the quantity the ``lda`` package reports)::
+
+    K [lgamma(W b) - W lgamma(b)] + sum_k [sum_w lgamma(n_wk + b) - lgamma(n_k + W b)]
+    + D [lgamma(K a) - K lgamma(a)] + sum_d [sum_k lgamma(n_dk + a) - lgamma(n_d + K a)]
+    """
+    D, K = ndk.shape
+    W = nwk.shape[0]
+    lb, la = math.lgamma(beta), math.lgamma(alpha)
+    ll = K * math.lgamma(W * beta) + D * math.lgamma(K * alpha)
+    for k in range(K):
+        ll -= math.lgamma(nk[k] + W * beta)
+    for w in range(W):
+        for k in range(K):
+            if nwk[w, k] > 0:
+                ll += math.lgamma(nwk[w, k] + beta) - lb
+    for d in range(D):
+        n = 0
+        for k in range(K):
+            c = ndk[d, k]
+            n += c
+            if c > 0:
+                ll += math.lgamma(c + alpha) - la
+        ll -= math.lgamma(n + K * alpha)
+    return ll
+
+
+@njit(cache=True)
+def gibbs_reference(doc, word, z, ndk, nwk, nk, alpha, beta, iters, state):
+    """Exact sequential collapsed Gibbs sampling, O(K) per token (Griffiths and Steyvers, 2004).
+
+    Sweeps the tokens in order ``iters`` times, updating ``z`` and the counts in place; returns
+    the log-likelihood after each sweep and the final random state.
+    """
+    K = nk.shape[0]
+    W = nwk.shape[0]
+    wb = W * beta
+    p = np.empty(K, np.float64)
+    out = np.empty(iters, np.float64)
+    for it in range(iters):
+        for i in range(z.shape[0]):
+            d, w, o = doc[i], word[i], z[i]
+            ndk[d, o] -= 1
+            nwk[w, o] -= 1
+            nk[o] -= 1
+            s = 0.0
+            for k in range(K):
+                s += (ndk[d, k] + alpha) * (nwk[w, k] + beta) / (nk[k] + wb)
+                p[k] = s
+            state, u = rand(state)
+            u *= s
+            new = K - 1
+            for k in range(K):
+                if p[k] > u:
+                    new = k
+                    break
+            z[i] = new
+            ndk[d, new] += 1
+            nwk[w, new] += 1
+            nk[new] += 1
+        out[it] = loglikelihood(ndk, nwk, nk, alpha, beta)
+    return out, state
+
+
+@njit(cache=True)
+def fold_in(indptr, word, phi, alpha, iters, burn, states):
+    """Topic mixtures of new documents with the topics ``phi`` (K x W) held fixed.
+
+    Collapsed Gibbs over each document's tokens ``word[indptr[d]:indptr[d+1]]`` with
+    ``p(z = k) ~ (n_dk^- + alpha) phi[k, w]``; the mixture is the average of
+    ``(n_dk + alpha) / (n_d + K alpha)`` over the sweeps after ``burn``.
+    """
+    D = indptr.shape[0] - 1
+    K = phi.shape[0]
+    theta = np.zeros((D, K), np.float64)
+    p = np.empty(K, np.float64)
+    for d in range(D):
+        state = states[d]
+        a, b = indptr[d], indptr[d + 1]
+        n = b - a
+        nd = np.zeros(K, np.int64)
+        zz = np.empty(n, np.int64)
+        for i in range(n):
+            state, u = rand(state)
+            zz[i] = min(int(u * K), K - 1)
+            nd[zz[i]] += 1
+        kept = 0
+        for it in range(iters):
+            for i in range(n):
+                w = word[a + i]
+                nd[zz[i]] -= 1
+                s = 0.0
+                for k in range(K):
+                    s += (nd[k] + alpha) * phi[k, w]
+                    p[k] = s
+                state, u = rand(state)
+                u *= s
+                new = K - 1
+                for k in range(K):
+                    if p[k] > u:
+                        new = k
+                        break
+                zz[i] = new
+                nd[new] += 1
+            if it >= burn:
+                kept += 1
+                for k in range(K):
+                    theta[d, k] += (nd[k] + alpha) / (n + K * alpha)
+        if kept == 0:
+            for k in range(K):
+                theta[d, k] = (nd[k] + alpha) / (n + K * alpha)
+        else:
+            for k in range(K):
+                theta[d, k] /= kept
+    return theta
