@@ -173,3 +173,33 @@ def test_count_matrix_input_and_errors():
         lda(X, alpha=-1.0)
     with pytest.raises(GasError, match="Corpus"):
         lda(np.array([1.5, 2.0]))
+
+
+def test_cli_lda(tmp_path, capsys):
+    from gas.cli import main
+
+    c, _, _ = lda_corpus(num_docs=40, doc_length=30, num_words=25, topics=4, seed=1)
+    with open(tmp_path / "toy.dat", "w") as f:
+        for d in range(c.num_docs):
+            sel = c.doc == d
+            f.write(f"{sel.sum()} " + " ".join(f"{w}:{n}" for w, n in zip(c.word[sel], c.count[sel])) + "\n")
+    (tmp_path / "vocab.txt").write_text("\n".join(c.vocab) + "\n")
+    argv = [str(tmp_path / "toy.dat"), "--topics", "4", "--iters", "6", "--ll-every", "2"]
+    argv += [
+        "--save-model",
+        str(tmp_path / "m"),
+        "--output-topics",
+        str(tmp_path / "t.tsv"),
+        "--top-words",
+        "3",
+    ]
+    assert main(["lda", *argv]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == "topic\ttop words" and len(out.splitlines()) == 5
+    assert "loglik/token" in err and "M tokens/s" in err
+    dt = np.load(tmp_path / "m" / "doc_topic.npy")
+    assert dt.shape == (40, 4) and np.allclose(dt.sum(1), 1.0)
+    assert np.load(tmp_path / "m" / "topic_word.npy").shape == (4, 25)
+    assert (tmp_path / "t.tsv").read_text().splitlines() == out.splitlines()[1:]
+    assert main(["lda", str(tmp_path / "missing.dat")]) == 2
+    assert "missing.dat" in capsys.readouterr().err

@@ -36,6 +36,7 @@ from gas.io.edgelist import read_bytes
 __all__ = [
     "Corpus",
     "STOP_WORDS",
+    "detect_format",
     "load_corpus",
     "read_ldac",
     "read_text",
@@ -557,25 +558,17 @@ def _df_limit(x: int | float, n: int, name: str) -> float:
     return float(x)
 
 
-def load_corpus(path: str | os.PathLike, format: str | None = None, **kwargs) -> Corpus:
-    """Read a corpus, picking the format from the name when ``format`` is None.
-
-    ``docword.*`` is ``uci``; ``*.dat`` (or a folder holding one ``*.dat`` and ``vocab.txt``)
-    is ``ldac``; a folder holding a ``docword.*`` file is ``uci``; any other folder or a
-    ``.tar``/``.tar.gz``/``.tgz`` archive is ``text``. ``kwargs`` go to the reader.
-
-    Raises
-    ------
-    InputError
-        For a missing path or a name that does not say its format.
+def detect_format(path: str | os.PathLike, format: str | None = None) -> tuple[Path, str]:
+    """The file to read and its format (``uci``, ``ldac`` or ``text``), by the rules of
+    :func:`load_corpus`.
 
     Examples
     --------
     >>> import os, tempfile
     >>> d = tempfile.mkdtemp()
-    >>> _ = open(os.path.join(d, "toy.dat"), "w").write("1 0:3\\n")
-    >>> load_corpus(os.path.join(d, "toy.dat"))
-    Corpus(1 documents, 1 words, 3 tokens)
+    >>> _ = open(os.path.join(d, "docword.kos.txt"), "w").write("0\\n0\\n0\\n")
+    >>> detect_format(d)[1]
+    'uci'
     """
     p = Path(path)
     if not p.exists():
@@ -603,6 +596,32 @@ def load_corpus(path: str | os.PathLike, format: str | None = None, **kwargs) ->
                 path=str(p),
                 hint="pass format='uci', 'ldac' or 'text' (CLI: --format)",
             )
+    if fmt not in ("uci", "ldac", "text"):
+        raise InputError(f"Expected format 'uci', 'ldac' or 'text' (got {fmt!r})")
+    return p, fmt
+
+
+def load_corpus(path: str | os.PathLike, format: str | None = None, **kwargs) -> Corpus:
+    """Read a corpus, picking the format from the name when ``format`` is None.
+
+    ``docword.*`` is ``uci``; ``*.dat`` (or a folder holding one ``*.dat`` and ``vocab.txt``)
+    is ``ldac``; a folder holding a ``docword.*`` file is ``uci``; any other folder or a
+    ``.tar``/``.tar.gz``/``.tgz`` archive is ``text``. ``kwargs`` go to the reader.
+
+    Raises
+    ------
+    InputError
+        For a missing path or a name that does not say its format.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(d, "toy.dat"), "w").write("1 0:3\\n")
+    >>> load_corpus(os.path.join(d, "toy.dat"))
+    Corpus(1 documents, 1 words, 3 tokens)
+    """
+    p, fmt = detect_format(path, format)
     if fmt == "uci":
         return read_uci(p, **kwargs)
     if fmt == "ldac":

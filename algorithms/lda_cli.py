@@ -1,0 +1,117 @@
+"""``gas lda``: fit an LDA topic model to a corpus file or folder (see :func:`gas.algorithms.lda`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+__all__ = ["register"]
+
+
+def _fmt() -> type[argparse.HelpFormatter]:
+    from gas.cli import _Fmt
+
+    return _Fmt
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``lda`` subcommand to the ``gas`` command's subparsers."""
+    p = subparsers.add_parser(
+        "lda",
+        help="LDA topic model (collapsed Gibbs sampling)",
+        formatter_class=_fmt(),
+        description="Fit LDA by collapsed Gibbs sampling on the engine. CORPUS: a UCI bag-of-words "
+        "docword.*.txt[.gz] (vocab.*.txt beside it), an lda-c .dat file (vocab.txt beside it), or a "
+        "folder / .tar.gz of text documents. Log-likelihood per token and tokens/s go to stderr, "
+        "the top words of each topic to stdout.",
+    )
+    p.add_argument("corpus", metavar="CORPUS", help="corpus file or folder")
+    p.add_argument("--topics", type=int, default=50, help="number of topics K")
+    p.add_argument("--alpha", type=float, default=0.1, help="document-topic Dirichlet prior")
+    p.add_argument("--beta", type=float, default=0.01, help="topic-word Dirichlet prior")
+    p.add_argument("--iters", type=int, default=200, help="Gibbs sweeps over all tokens")
+    p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same result)")
+    p.add_argument(
+        "--format",
+        choices=["uci", "ldac", "text"],
+        default=None,
+        help="corpus format (default: from the name)",
+    )
+    p.add_argument(
+        "--min-df", type=float, default=1, help="text: drop words in fewer documents (<1: a fraction)"
+    )
+    p.add_argument(
+        "--max-df", type=float, default=1.0, help="text: drop words in more documents (<=1: a fraction)"
+    )
+    p.add_argument("--ll-every", type=int, default=10, help="report the log-likelihood every N sweeps")
+    p.add_argument("--top-words", type=int, default=10, help="words printed per topic")
+    p.add_argument("--output-topics", metavar="FILE", help="also write 'topic<TAB>top words' lines to FILE")
+    p.add_argument(
+        "--save-model", metavar="DIR", help="write doc_topic.npy, topic_word.npy, vocab.txt to DIR"
+    )
+    p.add_argument("--threads", type=int, default=None, help="Numba threads (default: all cores)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    p.set_defaults(func=_cmd_lda)
+
+
+def _df(x: float) -> int | float:
+    return int(x) if float(x).is_integer() and x >= 1 else float(x)
+
+
+def _cmd_lda(args: argparse.Namespace) -> int:
+    from gas.algorithms.lda import lda
+    from gas.io.atomic import atomic_open
+    from gas.io.corpus import detect_format, load_corpus
+
+    t0 = time.perf_counter()
+    path, fmt = detect_format(args.corpus, args.format)
+    kwargs: dict[str, Any] = {}
+    if fmt == "text":
+        kwargs = {"min_df": _df(args.min_df), "max_df": _df(args.max_df)}
+    corpus = load_corpus(path, fmt, **kwargs)
+    quiet = args.quiet
+    if not quiet:
+        print(f"loaded {args.corpus}: {corpus!r} in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+
+    def show(stat: dict[str, Any]) -> None:
+        extra = ""
+        if "loglik_per_token" in stat:
+            extra = f"  loglik/token {stat['loglik_per_token']:.4f} (after {stat['iteration']} sweeps)"
+        print(
+            f"sweep {stat['iteration'] + 1:4d}  {stat['tokens_per_s'] / 1e6:7.2f} M tokens/s  "
+            f"{stat['seconds']:.3f} s{extra}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    model = lda(
+        corpus,
+        topics=args.topics,
+        alpha=args.alpha,
+        beta=args.beta,
+        iters=args.iters,
+        seed=args.seed,
+        ll_every=args.ll_every,
+        threads=args.threads,
+        progress=None if quiet else show,
+    )
+    if not quiet:
+        print(
+            f"{args.iters} sweeps in {model.seconds.sum():.2f} s; "
+            f"final loglik/token {model.loglik_per_token()[-1]:.4f}",
+            file=sys.stderr,
+        )
+    lines = [f"{k}\t{' '.join(ws)}" for k, ws in enumerate(model.top_words(args.top_words))]
+    if args.output_topics:
+        with atomic_open(args.output_topics, "w", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in lines))
+    if args.save_model:
+        model.save(args.save_model)
+        if not quiet:
+            print(f"model saved in {args.save_model}", file=sys.stderr)
+    print("topic\ttop words")
+    for line in lines:
+        print(line)
+    return 0
