@@ -1,18 +1,30 @@
 """Bundled algorithms: each a vertex program plus one function returning numpy arrays."""
 
+from gas.algorithms.als import ALSProgram, als
+from gas.algorithms.coloring import ColoringProgram, coloring, count_conflicts
 from gas.algorithms.components import ComponentsProgram, connected_components
 from gas.algorithms.lda import LDAModel, LDAProgram, heldout_perplexity, lda
+from gas.algorithms.mf_model import MFModel
 from gas.algorithms.pagerank import PageRankProgram, WeightedPageRankProgram, pagerank
+from gas.algorithms.sgd import SGDProgram, sgd
 from gas.algorithms.sssp import HopsProgram, SSSPProgram, sssp
 
 __all__ = [
     "pagerank",
     "connected_components",
     "sssp",
+    "als",
+    "sgd",
+    "MFModel",
+    "ALSProgram",
+    "SGDProgram",
     "lda",
     "heldout_perplexity",
     "LDAModel",
     "LDAProgram",
+    "coloring",
+    "count_conflicts",
+    "ColoringProgram",
     "PageRankProgram",
     "WeightedPageRankProgram",
     "ComponentsProgram",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gas.engine import SyncEngine
+from gas.engine import engine_for as _engine
 from gas.graph import Graph
 from gas.program import ALL, VertexProgram
 
@@ -46,12 +46,20 @@ class ComponentsProgram(VertexProgram):
 
 
 def connected_components(
-    G: Graph, *, threads: int | None = None, debug: bool = False, progress=None
+    G: Graph,
+    *,
+    threads: int | None = None,
+    debug: bool = False,
+    progress=None,
+    engine: str = "sync",
+    scheduler: str = "fifo",
+    consistency: str | None = None,
 ) -> np.ndarray:
     """Weakly connected components: for each vertex, the ORIGINAL id of the smallest vertex in it.
 
     Returns an array indexed by internal vertex id; compare with
-    ``networkx.weakly_connected_components`` (each set's ``min``).
+    ``networkx.weakly_connected_components`` (each set's ``min``). ``engine="async"`` runs the
+    same program on :class:`gas.AsyncEngine` (``scheduler``, ``consistency`` as there).
 
     Examples
     --------
@@ -62,7 +70,6 @@ def connected_components(
     """
     if G.num_vertices == 0:
         return G.ids.copy()
-    res = SyncEngine(G, ComponentsProgram(), threads=threads, debug=debug).run(
-        max_iter=G.num_vertices + 1, progress=progress
-    )
+    eng = _engine(G, ComponentsProgram(), engine, scheduler, consistency, threads, debug)
+    res = eng.run(max_iter=G.num_vertices + 1, progress=progress)
     return G.ids[res.output]

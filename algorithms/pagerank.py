@@ -14,11 +14,19 @@ import warnings
 
 import numpy as np
 
+from gas.async_engine import AsyncEngine
 from gas.engine import RunResult, SyncEngine
 from gas.graph import Graph
-from gas.program import IN, VertexProgram
+from gas.program import IN, NONE, OUT, VertexProgram
 
-__all__ = ["PageRankProgram", "WeightedPageRankProgram", "pagerank"]
+__all__ = [
+    "PageRankProgram",
+    "WeightedPageRankProgram",
+    "DeltaPageRankProgram",
+    "WeightedDeltaPageRankProgram",
+    "ResidualPageRankProgram",
+    "pagerank",
+]
 
 
 class PageRankProgram(VertexProgram):
@@ -81,6 +89,111 @@ class WeightedPageRankProgram(PageRankProgram):
         return (v.rank if v.out_weight == 0.0 else 0.0), v.change
 
 
+class DeltaPageRankProgram(VertexProgram):
+    """PageRank for the asynchronous engine: unnormalized pull updates with change signals.
+
+    Solves ``y_v = (1 - alpha) / N + alpha * sum_{u -> v} y_u / d(u)`` with dangling vertices
+    passing nothing; ``y / sum(y)`` is networkx's PageRank (uniform teleport and uniform
+    dangling redistribution make the two proportional), so no global term is needed and every
+    update reads only its in-neighbours. A vertex whose value moved by ``delta`` signals each
+    out-neighbour with priority ``alpha * |delta| / d`` (the change it causes there) when
+    ``|delta|`` exceeds ``tol``.
+    """
+
+    vertex_data = {"rank": np.float64, "contrib": np.float64, "delta": np.float64, "out_weight": np.float64}
+    gather_edges = IN
+    scatter_edges = OUT
+
+    def __init__(self, alpha: float = 0.85, tol: float = 1e-10) -> None:
+        self.alpha = float(alpha)
+        self.tol = float(tol)
+
+    def init(self, v, ctx):
+        if v.out_weight == 0.0:
+            v.out_weight = v.out_degree
+        v.rank = 1.0 / ctx.num_vertices
+        v.contrib = v.rank / v.out_weight if v.out_weight != 0.0 else 0.0
+        v.delta = 0.0
+
+    def gather(self, v, e, nbr):
+        return nbr.contrib
+
+    def apply(self, v, total, ctx):
+        new = (1.0 - self.alpha) / ctx.num_vertices + self.alpha * total
+        v.delta = new - v.rank
+        v.rank = new
+        v.contrib = new / v.out_weight if v.out_weight != 0.0 else 0.0
+
+    def scatter(self, v, e, nbr):
+        d = abs(v.delta)
+        return self.alpha * d / v.out_weight if d > self.tol else 0.0
+
+
+class WeightedDeltaPageRankProgram(DeltaPageRankProgram):
+    """:class:`DeltaPageRankProgram` with edge weights (``out_weight`` set before the run)."""
+
+    def gather(self, v, e, nbr):
+        return nbr.contrib * e.weight
+
+    def scatter(self, v, e, nbr):
+        d = abs(v.delta)
+        return self.alpha * d * e.weight / v.out_weight if d > self.tol else 0.0
+
+
+class ResidualPageRankProgram(VertexProgram):
+    """PageRank in residual (push) form for the asynchronous engine with ``full`` consistency.
+
+    Each vertex holds its settled value ``rank`` and an unpropagated ``res`` (initially
+    ``(1 - alpha) / N``). An update settles ``res`` into ``rank`` and pushes ``alpha * res / d``
+    to each out-neighbour's ``res`` (a write to the neighbour: ``full`` consistency), signalling
+    it while its residual exceeds ``tol`` with priority ``res / (d + 1)`` (mass moved per edge
+    visited). The ranks converge to the same unnormalized ``y`` as :class:`DeltaPageRankProgram`
+    and the remaining error is at most ``sum(res) / (1 - alpha) <= N * tol / (1 - alpha)``.
+    Only the scatter visits edges: an update costs its out-degree.
+    """
+
+    vertex_data = {"rank": np.float64, "res": np.float64, "sent": np.float64}
+    gather_edges = NONE
+    scatter_edges = OUT
+
+    def __init__(self, alpha: float = 0.85, tol: float = 1e-10) -> None:
+        self.alpha = float(alpha)
+        self.tol = float(tol)
+
+    def init(self, v, ctx):
+        v.rank = 0.0
+        v.res = (1.0 - self.alpha) / ctx.num_vertices
+
+    def apply(self, v, total, ctx):
+        v.sent = v.res
+        v.rank += v.res
+        v.res = 0.0
+
+    def scatter(self, v, e, nbr):
+        nbr.res += self.alpha * v.sent / v.out_degree
+        return nbr.res / (nbr.out_degree + 1.0) if nbr.res > self.tol else 0.0
+
+
+def _pagerank_async(G, alpha, tol, max_iter, weight, threads, debug, progress, scheduler, consistency):
+    """Asynchronous PageRank; returns the normalized ranks and the run's result."""
+    n = G.num_vertices
+    weighted = weight is not None
+    # networkx stops when the L1 change of an iteration is below N * tol (error about
+    # N * tol * alpha / (1 - alpha)); here a vertex is rescheduled only while its own pending
+    # change exceeds tol (error at most N * tol / (1 - alpha)): the same order
+    if consistency in (None, "full") and not weighted:
+        prog: VertexProgram = ResidualPageRankProgram(alpha, tol)
+        consistency = "full"
+    else:
+        prog = (WeightedDeltaPageRankProgram if weighted else DeltaPageRankProgram)(alpha, tol)
+    eng = AsyncEngine(G, prog, scheduler=scheduler, consistency=consistency, threads=threads, debug=debug)
+    if weighted:
+        eng.columns["out_weight"][:] = np.bincount(G.src, weights=G.edata[weight], minlength=n)
+    res = eng.run(max_iter=max_iter, progress=progress)
+    y = res.output
+    return y / y.sum(), res
+
+
 def pagerank(
     G: Graph,
     alpha: float = 0.85,
@@ -92,6 +205,9 @@ def pagerank(
     debug: bool = False,
     progress=None,
     return_result: bool = False,
+    engine: str = "sync",
+    scheduler: str = "priority",
+    consistency: str | None = None,
 ) -> np.ndarray | tuple[np.ndarray, RunResult]:
     """PageRank of every vertex, indexed by internal vertex id (``G.ids`` maps back).
 
@@ -114,6 +230,15 @@ def pagerank(
         Called with each iteration's statistics (``iteration``, ``active``, ``change``, ...).
     return_result : bool, default False
         Also return the engine's :class:`~gas.engine.RunResult` (statistics, iterations).
+    engine : {"sync", "async"}, default "sync"
+        ``"async"`` runs on :class:`gas.AsyncEngine`: a vertex is rescheduled while its own
+        pending change exceeds ``tol``; ``max_iter`` counts rounds. With ``consistency="full"``
+        (the default) the residual push form :class:`ResidualPageRankProgram`; with
+        ``"edge"`` or ``"vertex"`` (or weights) the pull form :class:`DeltaPageRankProgram`.
+    scheduler : {"priority", "fifo", "sweep"}, default "priority"
+        Asynchronous engine only.
+    consistency : {"vertex", "edge", "full"}, optional
+        Asynchronous engine only (see ``engine``).
 
     Returns
     -------
@@ -132,12 +257,25 @@ def pagerank(
     if G.num_vertices == 0:
         empty = np.zeros(0, np.float64)
         return (empty, RunResult(np.zeros(0), empty, 0, True)) if return_result else empty
-    if weight is not None:
-        if weight != "weight" or weight not in G.edata:
-            raise ValueError(
-                f"Expected weight='weight' on a graph with a weight column (got {weight!r}; "
-                f"edge columns: {sorted(G.edata)})"
+    if weight is not None and (weight != "weight" or weight not in G.edata):
+        raise ValueError(
+            f"Expected weight='weight' on a graph with a weight column (got {weight!r}; "
+            f"edge columns: {sorted(G.edata)})"
+        )
+    if engine not in ("sync", "async"):
+        raise ValueError(f"Expected engine 'sync' or 'async' (got {engine!r})")
+    if engine == "async":
+        ranks, res = _pagerank_async(
+            G, alpha, tol, max_iter, weight, threads, debug, progress, scheduler, consistency
+        )
+        if not res.converged:
+            warnings.warn(
+                f"Asynchronous PageRank still had scheduled vertices after {max_iter} rounds; raise max_iter",
+                RuntimeWarning,
+                stacklevel=2,
             )
+        return (ranks, res) if return_result else ranks
+    if weight is not None:
         eng = SyncEngine(G, WeightedPageRankProgram(alpha, tol), threads=threads, debug=debug)
         eng.columns["out_weight"][:] = np.bincount(G.src, weights=G.edata[weight], minlength=G.num_vertices)
     else:

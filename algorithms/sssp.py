@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gas.engine import SyncEngine
+from gas.engine import engine_for as _engine
 from gas.errors import GraphError
 from gas.graph import Graph
 from gas.program import IN, OUT, VertexProgram
@@ -67,6 +67,9 @@ def sssp(
     threads: int | None = None,
     debug: bool = False,
     progress=None,
+    engine: str = "sync",
+    scheduler: str = "fifo",
+    consistency: str | None = None,
 ) -> np.ndarray:
     """Shortest-path distance from ``source`` to every vertex (``inf`` where unreachable).
 
@@ -78,6 +81,9 @@ def sssp(
     weight : str or None, default "weight"
         Use the graph's weight column when it has one; ``None`` (or a graph without weights)
         counts hops.
+    engine, scheduler, consistency
+        ``engine="async"`` runs the same program on :class:`gas.AsyncEngine` with that scheduler
+        and consistency model.
 
     Returns
     -------
@@ -106,7 +112,6 @@ def sssp(
                 "use hop counts (weight=None) or fix the input"
             )
     prog = SSSPProgram(s) if weighted else HopsProgram(s)
-    res = SyncEngine(G, prog, threads=threads, debug=debug).run(
-        max_iter=G.num_vertices + 1, active=[s], progress=progress
-    )
+    eng = _engine(G, prog, engine, scheduler, consistency, threads, debug)
+    res = eng.run(max_iter=G.num_vertices + 1, active=[s], progress=progress)
     return res.output

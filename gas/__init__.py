@@ -12,6 +12,7 @@ import os as _os
 # iteration on R-MAT-19 with one core busy). Passive waiting avoids it; a user's setting wins.
 _os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
+from gas.async_engine import AsyncEngine  # noqa: E402
 from gas.engine import RunResult, SyncEngine, run  # noqa: E402  (after the environment default)
 from gas.errors import GasError, GraphError, InputError, ProgramError  # noqa: E402
 from gas.graph import Graph  # noqa: E402
@@ -22,6 +23,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ALL",
+    "AsyncEngine",
     "IN",
     "NONE",
     "OUT",

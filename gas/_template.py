@@ -115,12 +115,12 @@ def k_scatter(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src
                 if SCATTER_OUT:
                     for e in range(out_indptr[v], out_indptr[v + 1]):
                         u = dst[e]
-                        if _scatter(p, VC, EC, v, e, u):
+                        if _scatter(p, VC, EC, v, e, u) > 0:
                             signal[u] = 1
                 if SCATTER_IN:
                     for k in range(in_indptr[v], in_indptr[v + 1]):
                         u = in_src[k]
-                        if _scatter(p, VC, EC, v, in_eid[k], u):
+                        if _scatter(p, VC, EC, v, in_eid[k], u) > 0:
                             signal[u] = 1
 
 
@@ -164,3 +164,71 @@ def k_apply_aggregate_all(chunks, VC, EC, params, acc, ctx, out):
         for v in range(chunks[c], chunks[c + 1]):
             _apply(p, VC, EC, v, acc[v], cx)
             _agg_add(out, c, _agg_tuple(p, VC, EC, v))
+
+
+@njit(cache=True)
+def _signal(queued, prio, u, r):
+    """Schedule ``u`` with priority ``r`` (a bool or a number; > 0 signals). Idempotent byte store
+    plus a max: a racing max can lose the larger priority, never the signal."""
+    pr = np.float64(r)
+    if pr > 0.0:
+        queued[u] = 1
+        if pr > prio[u]:
+            prio[u] = pr
+
+
+@njit(cache=True)
+def _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio):
+    if SCATTER_OUT:
+        for e in range(out_indptr[v], out_indptr[v + 1]):
+            u = dst[e]
+            _signal(queued, prio, u, _scatter(p, VC, EC, v, e, u))
+    if SCATTER_IN:
+        for k in range(in_indptr[v], in_indptr[v + 1]):
+            u = in_src[k]
+            _signal(queued, prio, u, _scatter(p, VC, EC, v, in_eid[k], u))
+
+
+@njit(parallel=True, cache=True)
+def k_async(batch, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, ctx, queued, prio):
+    """One asynchronous step over ``batch``: each vertex gathers (reading its neighbours' current
+    data), applies and scatters as one update. The caller makes the batch safe for its
+    consistency model (e.g. one colour class); in parallel, ``prange`` runs it in any order."""
+    for i in prange(batch.shape[0]):
+        p = params[0]
+        cx = ctx[0]
+        v = batch[i]
+        a = zero[0]
+        if GATHER_IN:
+            for k in range(in_indptr[v], in_indptr[v + 1]):
+                a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, in_eid[k], in_src[k]))
+        if GATHER_OUT:
+            for e in range(out_indptr[v], out_indptr[v + 1]):
+                a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, e, dst[e]))
+        acc[v] = a
+        _apply(p, VC, EC, v, a, cx)
+        _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio)
+
+
+@njit(parallel=True, cache=True)
+def k_async_array(
+    batch, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, ctx, queued, prio
+):
+    """``k_async`` for an array ``gather_type`` (the total accumulates in ``acc[v]``)."""
+    for i in prange(batch.shape[0]):
+        p = params[0]
+        cx = ctx[0]
+        v = batch[i]
+        a = acc[v]
+        fa = a.reshape(GATHER_SIZE)
+        z = zero[0]
+        for j in range(GATHER_SIZE):
+            fa[j] = z
+        if GATHER_IN:
+            for k in range(in_indptr[v], in_indptr[v + 1]):
+                _gather(p, VC, EC, v, in_eid[k], in_src[k], a)
+        if GATHER_OUT:
+            for e in range(out_indptr[v], out_indptr[v + 1]):
+                _gather(p, VC, EC, v, e, dst[e], a)
+        _apply(p, VC, EC, v, a, cx)
+        _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio)

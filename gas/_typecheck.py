@@ -97,8 +97,11 @@ def typecheck(spec: ProgramSpec, VC: tuple, EC: tuple, params: np.ndarray, ctx: 
                     f"{where} returns {ret}, which does not fit gather_type {spec.gather_type}. "
                     f"Fix: return a {spec.gather_type} value, or set gather_type = np.{ret} on the class"
                 )
-        elif name == "scatter" and not isinstance(ret, types.Boolean):
-            raise ProgramError(f"{where} returns {ret}; it must return True (signal the neighbour) or False")
+        elif name == "scatter" and not isinstance(ret, (types.Boolean, types.Integer, types.Float)):
+            raise ProgramError(
+                f"{where} returns {ret}; it must return True (signal the neighbour) or False, "
+                f"or a number (> 0 signals; the asynchronous engine's priority scheduler uses it)"
+            )
         elif name == "aggregate":
             k = len(spec.agg_names)
             ok = (k == 1 and isinstance(ret, (types.Number, types.Boolean))) or (

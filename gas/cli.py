@@ -100,6 +100,9 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
             threads=args.threads,
             progress=_progress(args.quiet),
             return_result=True,
+            engine=args.engine,
+            scheduler=args.scheduler,
+            consistency=args.consistency,
         )
     for w in caught:
         print(f"gas: warning: {w.message}", file=sys.stderr)
@@ -222,6 +225,7 @@ def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
 # modules that add their own subcommands with register(subparsers), in --help order
 _PLUGINS = (
     "gas.partition.cli",
+    "gas.algorithms.coloring_cli",
     "gas.algorithms.mf_cli",
     "gas.algorithms.lda_cli",
     "gas.runtime.cli",
@@ -231,6 +235,22 @@ _PLUGINS = tuple(
     for m in _PLUGINS
     if importlib.util.find_spec(m.rsplit(".", 1)[0]) is not None and importlib.util.find_spec(m) is not None
 )
+
+
+def add_async_options(p: argparse.ArgumentParser, default_scheduler: str = "fifo") -> None:
+    """``--engine``, ``--scheduler`` and ``--consistency`` (see gas.AsyncEngine)."""
+    from gas.async_engine import CONSISTENCY, SCHEDULERS
+
+    p.add_argument("--engine", choices=("sync", "async"), default="sync", help="execution engine")
+    p.add_argument(
+        "--scheduler", choices=SCHEDULERS, default=default_scheduler, help="async engine: order of updates"
+    )
+    p.add_argument(
+        "--consistency",
+        choices=CONSISTENCY,
+        default=None,
+        help="async engine: consistency model (default: the weakest the program is safe under)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -256,7 +276,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--alpha", type=float, default=0.85, help="damping factor")
     p.add_argument("--tol", type=float, default=1e-6, help="stop when the L1 change < num_vertices * tol")
-    p.add_argument("--max-iter", type=int, default=100, help="most iterations")
+    p.add_argument("--max-iter", type=int, default=100, help="most iterations (async: rounds)")
+    add_async_options(p, default_scheduler="priority")
     p.add_argument("--top", type=int, default=10, help="print the top K vertices (0: none)")
     p.add_argument("--weighted", action="store_true", help="use the third column as edge weights")
     add_runtime_options(p)

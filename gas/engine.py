@@ -45,14 +45,14 @@ from gas._codegen import is_known_good, load_kernels, mark_good
 from gas._segments import Segments, build_segments
 from gas._typecheck import typecheck
 from gas.config import CONFIG
-from gas.errors import GasError
+from gas.errors import GasError, ProgramError
 from gas.exchange import Exchange, LocalExchange
 from gas.graph import Graph
 from gas.partitioned import Partition
 from gas.program import EdgeDir, VertexProgram, validate
 from gas.threads import num_threads
 
-__all__ = ["SyncEngine", "RunResult", "run"]
+__all__ = ["SyncEngine", "RunResult", "run", "engine_for"]
 
 
 @dataclass
@@ -70,8 +70,8 @@ class RunResult:
     converged : bool
         True if the run stopped because no vertex was active or ``converged`` said so.
     stats : list of dict
-        Per superstep: ``iteration``, ``active``, ``edges`` (edges gathered), ``seconds`` and
-        the aggregates.
+        Per superstep: ``iteration``, ``active``, ``edges`` (edges visited by gather and
+        scatter), ``seconds`` and the aggregates.
     aggregates : dict
         Aggregates after the last superstep.
     """
@@ -82,6 +82,16 @@ class RunResult:
     converged: bool
     stats: list[dict[str, Any]] = field(default_factory=list)
     aggregates: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def updates(self) -> int:
+        """Vertex updates (gather-apply-scatter runs) over the whole run."""
+        return int(sum(s.get("active", 0) for s in self.stats))
+
+    @property
+    def edge_updates(self) -> int:
+        """Edges visited by gather and scatter over the whole run (the work the benchmarks compare)."""
+        return int(sum(s.get("edges", 0) for s in self.stats))
 
 
 def _chunks(weight: np.ndarray, parts: int) -> np.ndarray:
@@ -133,6 +143,7 @@ class SyncEngine:
         self.graph = g
         self.program = program
         self.spec = validate(program, g)
+        self._check_consistency()
         self.threads = threads
         self.debug = debug
         self.exchange = exchange or LocalExchange()
@@ -149,6 +160,12 @@ class SyncEngine:
             self._gather_deg += deg_in
         if gdir & EdgeDir.OUT:
             self._gather_deg += deg_out
+        # edges an update visits (gather and scatter): the work measure in the statistics
+        self._visit_deg = self._gather_deg.copy()
+        if sdir & EdgeDir.IN:
+            self._visit_deg += deg_in
+        if sdir & EdgeDir.OUT:
+            self._visit_deg += deg_out
         work = (
             np.asarray(
                 self._gather_deg
@@ -172,6 +189,14 @@ class SyncEngine:
             and seg > 0
             and g.num_vertices > seg
         )
+
+    def _check_consistency(self) -> None:
+        if self.spec.consistency_needed == "full":
+            raise ProgramError(
+                f"{self.spec.name} writes neighbour data ({', '.join(self.spec.write_sites('nbr'))}), "
+                f"which the synchronous engine cannot order. Fix: run it with engine='async', "
+                f"consistency='full' (gas.AsyncEngine), or write only the vertex and its edges"
+            )
 
     def _segments(self) -> Segments:
         """The cache-blocked in-edge layout, built once per graph and kept on it."""
@@ -294,7 +319,7 @@ class SyncEngine:
         scatters = prog.scatter_edges != EdgeDir.NONE
         conv_fn = getattr(prog, "converged", None)
         ctx_view = self.ctx.view(np.recarray)[0]
-        total_gather = int(self._gather_deg.sum())
+        total_visit = int(self._visit_deg.sum())
         signal = np.zeros(n, np.uint8) if scatters else None
         stats: list[dict[str, Any]] = []
         converged = False
@@ -315,7 +340,7 @@ class SyncEngine:
                 t0 = time.perf_counter()
                 self.ctx["iteration"] = it
                 everyone = act is all_on
-                edges = total_gather if everyone else int(self._gather_deg[act.view(np.bool_)].sum())
+                edges = total_visit if everyone else int(self._visit_deg[act.view(np.bool_)].sum())
                 if gathers:
                     if everyone and self._use_segments:
                         sg = self._segments()
@@ -417,3 +442,24 @@ def run(
     return SyncEngine(graph, program, threads=threads, debug=debug).run(
         max_iter, active=active, progress=progress
     )
+
+
+def engine_for(
+    graph: Graph | Partition,
+    program: VertexProgram,
+    engine: str = "sync",
+    scheduler: str = "fifo",
+    consistency: str | None = None,
+    threads: int | None = None,
+    debug: bool = False,
+) -> SyncEngine:
+    """A :class:`SyncEngine` (``engine="sync"``) or a :class:`gas.AsyncEngine` (``"async"``)."""
+    if engine == "sync":
+        return SyncEngine(graph, program, threads=threads, debug=debug)
+    if engine == "async":
+        from gas.async_engine import AsyncEngine
+
+        return AsyncEngine(
+            graph, program, scheduler=scheduler, consistency=consistency, threads=threads, debug=debug
+        )
+    raise GasError(f"Unknown engine {engine!r}; known: sync, async")

@@ -16,7 +16,9 @@ Methods a program may define (``self`` holds the numeric attributes set in ``__i
                                     into the accumulator ``acc`` in place (returns nothing)
     sum(self, a, b)                 with an array ``gather_type``: fold ``b`` into ``a`` in place
     apply(self, v, total, ctx)      update ``v`` from the gathered total (required)
-    scatter(self, v, e, nbr) -> bool  may write ``e``; True signals ``nbr``
+    scatter(self, v, e, nbr) -> bool  may write ``e``; True (or a number > 0: a priority)
+                                    signals ``nbr``; writing ``nbr`` needs the asynchronous
+                                    engine with ``consistency="full"``
     aggregate(self, v) -> float or tuple   one value per name in ``aggregates``
     converged(self, ctx) -> bool    plain Python, after each superstep: True stops the run
 
@@ -177,6 +179,19 @@ class ProgramSpec:
     agg_names: list[str]
     agg_ops: tuple[int, ...]
     output: str
+    writes: frozenset[tuple[str, str, str]] = frozenset()
+
+    @property
+    def consistency_needed(self) -> str:
+        """The weakest consistency model this program is safe under (see ``gas.async_engine``):
+        ``"full"`` if a method writes a neighbour, ``"edge"`` if one writes an edge, else
+        ``"vertex"``."""
+        roles = {w[1] for w in self.writes}
+        return "full" if "nbr" in roles else ("edge" if "e" in roles else "vertex")
+
+    def write_sites(self, role: str) -> list[str]:
+        """``method: role.field`` for each write to the parameter ``role`` (``"nbr"`` or ``"e"``)."""
+        return sorted(f"{m}: {r}.{f}" for m, r, f in self.writes if r == role)
 
     @property
     def gather_base(self) -> np.dtype:
@@ -242,6 +257,43 @@ def _field_dtype(value: Any, what: str) -> np.dtype:
     if isinstance(value, np.dtype) and value.shape:
         return _field_dtype((value.base, value.shape), what)
     return _scalar_dtype(value, what)
+
+
+def _writes(fn: Any, method: str, canonical: tuple[str, ...]) -> set[tuple[str, str, str]]:
+    """``(method, role, field)`` for every assignment to ``<param>.<field>`` (also through an
+    index, ``nbr.w[k] = x``, or an augmented assignment) where role is the canonical name of the
+    parameter (``v``, ``e``, ``nbr``)."""
+    import ast
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return set()
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef):
+        return set()
+    names = [a.arg for a in fdef.args.args][1:]
+    role_of = dict(zip(names, canonical))
+    out: set[tuple[str, str, str]] = set()
+
+    def target(t: ast.AST) -> None:
+        if isinstance(t, (ast.Tuple, ast.List)):
+            for x in t.elts:
+                target(x)
+            return
+        while isinstance(t, ast.Subscript):
+            t = t.value
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in role_of:
+            out.add((method, role_of[t.value.id], t.attr))
+
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                target(t)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            target(node.target)
+    return out
 
 
 def _param_fields(program: VertexProgram) -> dict[str, Any]:
@@ -374,11 +426,13 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
     vindex = {k: i for i, (k, _) in enumerate(vcols)}
     eindex = {k: i for i, (k, _) in enumerate(ecols)}
     rewritten = {}
+    writes: set[tuple[str, str, str]] = set()
     for name, fn in fns.items():
         if fn is None:
             continue
         roles = tuple(_ROLES.get(a, "") for a in methods[name][0])
         rewritten[name] = rewrite_method(fn, f"{cls_name}.{name}", roles, known, vindex, eindex)
+        writes |= {w for w in _writes(fn, name, methods[name][0]) if w[1] in ("e", "nbr")}
     out = program.output or next(iter(fields))
     if out not in fields:
         raise ProgramError(f"{cls_name}.output = {out!r} is not a vertex_data field ({list(fields)})")
@@ -402,4 +456,5 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
         agg_names=list(aggs),
         agg_ops=tuple(AGG_OPS[o] for o in aggs.values()),
         output=out,
+        writes=frozenset(writes),
     )

@@ -146,7 +146,7 @@ class GatherReturnsNothing(gas.VertexProgram):
         v.x = total
 
 
-class ScatterNotBool(gas.VertexProgram):
+class ScatterNotSignal(gas.VertexProgram):
     vertex_data = {"x": np.float64}
     gather_edges = gas.NONE
     scatter_edges = gas.OUT
@@ -155,7 +155,7 @@ class ScatterNotBool(gas.VertexProgram):
         v.x = 1.0
 
     def scatter(self, v, e, nbr):
-        return 1.5
+        return (1.5, 2.5)  # a signal is a bool or one number (its priority), not a tuple
 
 
 class WrongArity(gas.VertexProgram):
@@ -200,7 +200,7 @@ CASES = [
         r"WrongGatherType\.gather returns float64, which does not fit gather_type int64",
     ),
     (GatherReturnsNothing(), r"GatherReturnsNothing\.gather returns nothing"),
-    (ScatterNotBool(), r"ScatterNotBool\.scatter returns float64; it must return True"),
+    (ScatterNotSignal(), r"ScatterNotSignal\.scatter returns UniTuple.*; it must return True"),
     (WrongArity(), r"WrongArity\.gather takes 3 parameters; expected 4"),
     (
         UnknownParam(),
