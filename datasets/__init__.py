@@ -15,8 +15,18 @@ from gas.io.edgelist import read_edgelist
 
 from .corpus import lda_corpus
 from .generators import powerlaw, rmat, rmat_graph
+from .ratings import synthetic_ratings
 
-__all__ = ["bundled", "load_bundled", "lda_corpus", "powerlaw", "rmat", "rmat_graph", "BUNDLED"]
+__all__ = [
+    "bundled",
+    "load_bundled",
+    "lda_corpus",
+    "powerlaw",
+    "rmat",
+    "rmat_graph",
+    "synthetic_ratings",
+    "BUNDLED",
+]
 
 _DATA = Path(__file__).resolve().parent / "data"
 

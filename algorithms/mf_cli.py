@@ -1,0 +1,228 @@
+"""``gas als``, ``gas sgd`` and ``gas recommend``: matrix factorization from the command line.
+
+``gas als RATINGS`` / ``gas sgd RATINGS`` train on a ratings file (``user item rating
+[timestamp]``; see :func:`gas.io.ratings.read_ratings`), print the train and test RMSE of every
+iteration on stderr, and then, on stdout, ``key<TAB>value`` lines with the final RMSEs.
+``--test FILE`` or ``--test-fraction F`` (split with ``--seed``) gives the held-out set;
+``--save-model DIR`` writes the model folder; ``--predict PAIRS`` writes
+``user<TAB>item<TAB>prediction`` with the original ids (to ``--output`` or stdout). Pairs with a
+user or item the training set lacks are predicted as the global mean (plus the known side's
+bias), and their number is reported. ``gas recommend MODEL --user ID`` lists the best unseen
+items of a saved model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from gas.errors import GasError
+
+__all__ = ["register"]
+
+
+def _fmt() -> type:
+    from gas.cli import _Fmt
+
+    return _Fmt
+
+
+def _common(p: argparse.ArgumentParser, iters: int) -> None:
+    p.add_argument("file", metavar="RATINGS", help="ratings file: user item rating [timestamp] (.gz/.zip ok)")
+    p.add_argument("--rank", type=int, default=20, help="number of latent factors")
+    p.add_argument("--iters", type=int, default=iters, help="iterations (epochs)")
+    p.add_argument(
+        "--biases", action=argparse.BooleanOptionalAction, default=True, help="learn user and item biases"
+    )
+    p.add_argument("--init-std", type=float, default=0.1, help="standard deviation of the starting factors")
+    test = p.add_mutually_exclusive_group()
+    test.add_argument("--test", metavar="FILE", default=None, help="held-out ratings to report the RMSE on")
+    test.add_argument(
+        "--test-fraction",
+        type=float,
+        default=None,
+        help="hold out this random fraction of RATINGS as the test set",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the split and of the starting factors")
+    p.add_argument("--save-model", metavar="DIR", default=None, help="write the trained model to this folder")
+    p.add_argument("--predict", metavar="PAIRS", default=None, help="predict these 'user item' pairs")
+    p.add_argument(
+        "--output", "-o", metavar="FILE", default=None, help="where --predict writes; None: stdout"
+    )
+    p.add_argument("--threads", type=int, default=None, help="Numba threads; None: all cores")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``als``, ``sgd`` and ``recommend`` subcommands to the ``gas`` parser."""
+    fmt = _fmt()
+    p = subparsers.add_parser(
+        "als",
+        help="matrix factorization by alternating least squares",
+        formatter_class=fmt,
+        description="Alternating least squares on a ratings file (users and items as a bipartite "
+        "graph). Per-iteration RMSE on stderr; final RMSEs on stdout.",
+    )
+    _common(p, 10)
+    p.add_argument("--reg", type=float, default=0.1, help="regularization (times n_ratings with --weighted)")
+    p.add_argument(
+        "--weighted",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="weighted-lambda regularization (Zhou et al. 2008): lambda * number of ratings",
+    )
+    p.set_defaults(func=_cmd_train, algorithm="als")
+
+    p = subparsers.add_parser(
+        "sgd",
+        help="matrix factorization by SGD with biases",
+        formatter_class=fmt,
+        description="Biased matrix factorization by stochastic gradient descent (Funk SVD / "
+        "surprise SVD updates, Hogwild across threads). Per-epoch RMSE on stderr.",
+    )
+    _common(p, 20)
+    p.add_argument("--lr", type=float, default=0.02, help="initial step size")
+    p.add_argument("--reg", type=float, default=0.05, help="regularization of factors and biases")
+    p.add_argument("--decay", type=float, default=0.9, help="step multiplier after each epoch")
+    p.set_defaults(func=_cmd_train, algorithm="sgd")
+
+    p = subparsers.add_parser(
+        "recommend",
+        help="top items of a saved factorization model for one user",
+        formatter_class=fmt,
+        description="Items with the highest predicted rating for --user, leaving out those the "
+        "user rated in training. Prints item<TAB>score lines.",
+    )
+    p.add_argument("model", metavar="MODEL", help="model folder written by --save-model")
+    p.add_argument("--user", required=True, metavar="ID", help="original user id")
+    p.add_argument("--top", type=int, default=10, help="number of items")
+    p.add_argument("--include-seen", action="store_true", help="also list items the user rated in training")
+    p.set_defaults(func=_cmd_recommend)
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from gas.algorithms.als import als
+    from gas.algorithms.sgd import sgd
+    from gas.io.ratings import read_ratings
+
+    say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    if args.rank < 1:
+        raise GasError(f"Expected --rank >= 1 (got {args.rank})")
+    if args.iters < 0:
+        raise GasError(f"Expected --iters >= 0 (got {args.iters})")
+    if args.output and not args.predict:
+        raise GasError("--output names where --predict writes; give --predict PAIRS too")
+    t0 = time.perf_counter()
+    ratings = read_ratings(args.file)
+    say(
+        f"loaded {args.file}: {len(ratings):,d} ratings, {ratings.num_users:,d} users, "
+        f"{ratings.num_items:,d} items in {time.perf_counter() - t0:.2f} s"
+    )
+    test = None
+    if args.test is not None:
+        test = read_ratings(args.test)
+        train = ratings
+    elif args.test_fraction is not None:
+        if not 0.0 < args.test_fraction < 1.0:
+            raise GasError(f"Expected --test-fraction in (0, 1) (got {args.test_fraction})")
+        train, test = ratings.split(args.test_fraction, seed=args.seed)
+        say(f"split (seed {args.seed}): {len(train):,d} training, {len(test):,d} test ratings")
+    else:
+        train = ratings
+    start = time.perf_counter()
+
+    def show(rec: dict[str, Any]) -> None:
+        test_part = f"  test RMSE {rec['test_rmse']:.4f}" if "test_rmse" in rec else ""
+        say(
+            f"iter {rec['iteration']:4d}  train RMSE {rec['train_rmse']:.4f}{test_part}  "
+            f"{rec['seconds']:.3f} s  (total {time.perf_counter() - start:.2f} s)"
+        )
+
+    common = dict(
+        rank=args.rank,
+        biases=args.biases,
+        init_std=args.init_std,
+        seed=args.seed,
+        test=test,
+        threads=args.threads,
+        progress=show,
+    )
+    try:
+        if args.algorithm == "als":
+            model = als(train, reg=args.reg, iters=args.iters, weighted=args.weighted, **common)
+        else:
+            model = sgd(
+                train,
+                lr=args.lr,
+                reg=args.reg,
+                decay=args.decay,
+                iters=args.iters,
+                **common,
+            )
+    except ValueError as exc:
+        if isinstance(exc, GasError):
+            raise
+        raise GasError(str(exc)) from None
+    last = model.history[-1] if model.history else {}
+    print(f"algorithm\t{args.algorithm}")
+    print(f"iterations\t{len(model.history)}")
+    print(f"train_rmse\t{last.get('train_rmse', model.rmse(train)):.6f}")
+    if test is not None:
+        pred = model.predict(*test.original()[:2])
+        print(f"test_rmse\t{float(np.sqrt(np.mean((pred.values - test.rating) ** 2))):.6f}")
+        print(f"test_ratings\t{len(test)}")
+        print(f"test_cold_start\t{pred.num_cold}")
+        if pred.num_cold:
+            say(
+                f"{pred.num_cold:,d} test ratings have a user or item absent from training (cold start): "
+                f"predicted from the global mean {model.global_mean:.4f} (+ the known side's bias)"
+            )
+    if args.save_model:
+        model.save(args.save_model)
+        say(f"saved the model to {args.save_model}")
+    if args.predict:
+        _predict(args, model, say)
+    return 0
+
+
+def _predict(args: argparse.Namespace, model: Any, say: Any) -> None:
+    from gas.io.atomic import atomic_open
+    from gas.io.ratings import read_pairs
+
+    users, items = read_pairs(args.predict)
+    pred = model.predict(users, items)
+    lines = [f"{u}\t{i}\t{x:.6g}\n" for u, i, x in zip(users.tolist(), items.tolist(), pred.values.tolist())]
+    if args.output:
+        with atomic_open(args.output) as f:
+            f.write("".join(lines))
+        say(f"wrote {len(lines):,d} predictions to {args.output}")
+    else:
+        sys.stdout.write("".join(lines))
+    if pred.num_cold:
+        say(
+            f"{pred.num_cold:,d} of {len(lines):,d} pairs have a user or item absent from training "
+            f"(cold start): predicted from the global mean {model.global_mean:.4f} (+ the known side's bias)"
+        )
+
+
+def _cmd_recommend(args: argparse.Namespace) -> int:
+    from gas.algorithms.mf_model import MFModel
+
+    if args.top < 0:
+        raise GasError(f"Expected --top >= 0 (got {args.top})")
+    model = MFModel.load(args.model)
+    if model.user_index([args.user])[0] < 0:
+        print(
+            f"gas: note: user {args.user!r} is not in the model (cold start): "
+            f"ranking by global mean + item bias",
+            file=sys.stderr,
+        )
+    items, scores = model.recommend(args.user, args.top, exclude_seen=not args.include_seen)
+    print("item\tscore")
+    for i, s in zip(items.tolist(), scores.tolist()):
+        print(f"{i}\t{s:.6g}")
+    return 0

@@ -1,0 +1,608 @@
+"""A trained matrix-factorization model: prediction by original ids, top-k, save and load.
+
+The model predicts ``r_ui = mean + b_u + c_i + p_u . q_i`` (the biases are zero for a model
+trained without them). A user or item the training set never saw is a cold start: its factors
+and bias count as zero, so an unknown pair is predicted as the global mean plus the known side's
+bias (exactly the global mean when both are unknown, or without biases), and
+:meth:`MFModel.predict` reports how many pairs that was. Predictions are clipped to the range of
+the training ratings by default, as scikit-surprise does.
+
+A saved model is a folder: ``meta.json`` (format, algorithm, parameters, global mean, rating
+range), ``user_factors.npy``, ``item_factors.npy``, ``user_bias.npy``, ``item_bias.npy``,
+``user_ids`` and ``item_ids`` (``.npy`` for integer ids, ``.txt`` with one id per line for
+string ids), and the items each user rated in training (``seen_indptr.npy``,
+``seen_items.npy``) so that :meth:`MFModel.recommend` can leave them out. It is written to a
+temporary folder beside the target and renamed into place, so readers see the old model or the
+complete new one. Arrays are read with ``allow_pickle=False``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from gas.errors import GasError, InputError
+
+__all__ = ["MFModel", "Prediction"]
+
+_FORMAT = "gaslab-mf"
+_VERSION = 1
+
+
+@njit(parallel=True, cache=True)
+def _predict_kernel(P, Q, bu, bi, mean, u, i, lo, hi, out):
+    """Predictions for internal pairs; ``-1`` marks an unknown user or item (cold start)."""
+    k = P.shape[1]
+    for j in prange(u.shape[0]):
+        x = mean
+        a = u[j]
+        b = i[j]
+        if a >= 0:
+            x += bu[a]
+        if b >= 0:
+            x += bi[b]
+        if a >= 0 and b >= 0:
+            s = 0.0
+            for f in range(k):
+                s += P[a, f] * Q[b, f]
+            x += s
+        if x < lo:
+            x = lo
+        elif x > hi:
+            x = hi
+        out[j] = x
+
+
+@njit(parallel=True, cache=True)
+def _sq_err_kernel(P, Q, bu, bi, mean, u, i, r, lo, hi, nchunks):
+    """Sum of squared errors over rated pairs, summed per chunk then serially (no racy +=)."""
+    n = u.shape[0]
+    k = P.shape[1]
+    part = np.zeros(nchunks)
+    for c in prange(nchunks):
+        s2 = 0.0
+        for j in range((n * c) // nchunks, (n * (c + 1)) // nchunks):
+            a = u[j]
+            b = i[j]
+            x = mean
+            if a >= 0:
+                x += bu[a]
+            if b >= 0:
+                x += bi[b]
+            if a >= 0 and b >= 0:
+                for f in range(k):
+                    x += P[a, f] * Q[b, f]
+            if x < lo:
+                x = lo
+            elif x > hi:
+                x = hi
+            d = r[j] - x
+            s2 += d * d
+        part[c] = s2
+    return part.sum()
+
+
+def _lookup(ids: np.ndarray, query: Any) -> np.ndarray:
+    """Index of each queried id in the sorted ``ids`` array, -1 where absent.
+
+    Integer models accept integer ids or their decimal strings; string models compare as text.
+    """
+    q = np.asarray(query)
+    if q.ndim == 0:
+        q = q.reshape(1)
+    if ids.dtype.kind in "iu":
+        if q.dtype.kind not in "iu":
+            conv = np.empty(q.shape[0], np.int64)
+            ok = np.ones(q.shape[0], np.bool_)
+            for j, x in enumerate(q.tolist()):
+                try:
+                    conv[j] = int(x)
+                except (ValueError, TypeError, OverflowError):
+                    ok[j] = False
+                    conv[j] = 0
+            out = _lookup(ids, conv)
+            out[~ok] = -1
+            return out
+        if ids.shape[0] == 0:
+            return np.full(q.shape[0], -1, np.int64)
+        valid = np.ones(q.shape[0], np.bool_)
+        if q.dtype != ids.dtype:
+            if ids.dtype == np.uint64 and q.dtype.kind == "i":
+                valid = q >= 0
+            elif ids.dtype != np.uint64 and q.dtype == np.uint64:
+                valid = q <= np.iinfo(np.int64).max
+            q = np.where(valid, q, 0).astype(ids.dtype)
+        pos = np.minimum(np.searchsorted(ids, q), ids.shape[0] - 1)
+        return np.where(valid & (ids[pos] == q), pos, -1).astype(np.int64)
+    table = {str(x): j for j, x in enumerate(ids.tolist())}
+    return np.array([table.get(str(x), -1) for x in q.tolist()], dtype=np.int64)
+
+
+@dataclass
+class Prediction:
+    """Predicted ratings with the count of cold-start pairs.
+
+    Attributes
+    ----------
+    values : ndarray of float64
+    cold : ndarray of bool
+        True where the user or the item was not in the training set.
+    """
+
+    values: np.ndarray
+    cold: np.ndarray
+
+    @property
+    def num_cold(self) -> int:
+        return int(np.count_nonzero(self.cold))
+
+
+@dataclass
+class MFModel:
+    """Factors, biases and id maps of a trained factorization (see the module docstring).
+
+    Attributes
+    ----------
+    user_factors : ndarray, shape (num_users, rank)
+    item_factors : ndarray, shape (num_items, rank)
+    user_bias, item_bias : ndarray
+        Zeros for a model trained without biases.
+    global_mean : float
+        Mean training rating, added to every prediction.
+    user_ids, item_ids : ndarray
+        Original ids, sorted; row ``j`` of ``user_factors`` belongs to ``user_ids[j]``.
+    rating_range : (float, float)
+        Predictions are clipped to it (the training ratings' min and max).
+    algorithm : str
+    params : dict
+        The training parameters.
+    seen_indptr, seen_items : ndarray or None
+        The items (internal ids) each user rated in training, CSR-style.
+    history : list of dict
+        Per training iteration: ``iteration``, ``seconds``, and ``train_rmse`` / ``test_rmse``
+        when they were tracked.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = MFModel(
+    ...     user_factors=np.array([[1.0], [2.0]]), item_factors=np.array([[0.5]]),
+    ...     user_bias=np.zeros(2), item_bias=np.zeros(1), global_mean=3.0,
+    ...     user_ids=np.array([10, 20]), item_ids=np.array([7]), rating_range=(1.0, 5.0))
+    >>> p = m.predict([10, 20, 30], [7, 7, 7])
+    >>> p.values.tolist(), p.num_cold   # user 30 is unknown: the global mean
+    ([3.5, 4.0, 3.0], 1)
+    """
+
+    user_factors: np.ndarray
+    item_factors: np.ndarray
+    user_bias: np.ndarray
+    item_bias: np.ndarray
+    global_mean: float
+    user_ids: np.ndarray
+    item_ids: np.ndarray
+    rating_range: tuple[float, float] = (-np.inf, np.inf)
+    algorithm: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    seen_indptr: np.ndarray | None = None
+    seen_items: np.ndarray | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def rank(self) -> int:
+        return int(self.user_factors.shape[1])
+
+    @property
+    def num_users(self) -> int:
+        return int(self.user_factors.shape[0])
+
+    @property
+    def num_items(self) -> int:
+        return int(self.item_factors.shape[0])
+
+    # ------------------------------------------------------------------ prediction
+    def user_index(self, users: Any) -> np.ndarray:
+        """Row of each original user id in :attr:`user_factors` (-1 if unknown)."""
+        return _lookup(self.user_ids, users)
+
+    def item_index(self, items: Any) -> np.ndarray:
+        """Row of each original item id in :attr:`item_factors` (-1 if unknown)."""
+        return _lookup(self.item_ids, items)
+
+    def predict_internal(self, u: np.ndarray, i: np.ndarray, *, clip: bool = True) -> np.ndarray:
+        """Predictions for internal row indices (``-1``: unknown, cold start)."""
+        lo, hi = self.rating_range if clip else (-np.inf, np.inf)
+        u = np.ascontiguousarray(u, dtype=np.int64)
+        i = np.ascontiguousarray(i, dtype=np.int64)
+        out = np.empty(u.shape[0], np.float64)
+        _predict_kernel(
+            self.user_factors,
+            self.item_factors,
+            self.user_bias,
+            self.item_bias,
+            float(self.global_mean),
+            u,
+            i,
+            float(lo),
+            float(hi),
+            out,
+        )
+        return out
+
+    def predict(self, users: Any, items: Any, *, clip: bool = True) -> Prediction:
+        """Predicted ratings for pairs of ORIGINAL ids; unknown ids are cold starts (see above).
+
+        Parameters
+        ----------
+        users, items : array_like
+            Original ids, one pair per position (integers, or strings of them).
+        clip : bool, default True
+            Clip to :attr:`rating_range`.
+        """
+        u = self.user_index(users)
+        i = self.item_index(items)
+        if u.shape != i.shape:
+            raise GasError(f"Expected as many users as items (got {u.shape[0]} and {i.shape[0]})")
+        return Prediction(self.predict_internal(u, i, clip=clip), (u < 0) | (i < 0))
+
+    def rmse(self, ratings: Any, *, clip: bool = True) -> float:
+        """Root-mean-square error on a :class:`~gas.io.ratings.Ratings` (matched by original id)."""
+        users, items, r = ratings.original()
+        u = self.user_index(users)
+        i = self.item_index(items)
+        return self._rmse_internal(u, i, r, clip=clip)
+
+    def _rmse_internal(self, u: np.ndarray, i: np.ndarray, r: np.ndarray, *, clip: bool = True) -> float:
+        if r.shape[0] == 0:
+            return float("nan")
+        lo, hi = self.rating_range if clip else (-np.inf, np.inf)
+        import numba
+
+        s2 = _sq_err_kernel(
+            self.user_factors,
+            self.item_factors,
+            self.user_bias,
+            self.item_bias,
+            float(self.global_mean),
+            np.ascontiguousarray(u, dtype=np.int64),
+            np.ascontiguousarray(i, dtype=np.int64),
+            np.ascontiguousarray(r, dtype=np.float64),
+            float(lo),
+            float(hi),
+            numba.get_num_threads() * 4,
+        )
+        return float(np.sqrt(s2 / r.shape[0]))
+
+    def recommend(
+        self, user: Any, top: int = 10, *, exclude_seen: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ``top`` items with the highest predicted rating for one user (original id).
+
+        Items the user rated in training are left out when ``exclude_seen``. An unknown user gets
+        the items with the highest ``global_mean + item bias`` (the cold-start prediction).
+
+        Returns
+        -------
+        item_ids : ndarray
+            Original item ids, best first (ties: smaller internal id first).
+        scores : ndarray of float64
+            Their predicted ratings (not clipped).
+        """
+        if top < 0:
+            raise GasError(f"Expected top >= 0 (got {top})")
+        u = int(self.user_index([user])[0])
+        scores = self.global_mean + self.item_bias.copy()
+        if u >= 0:
+            scores += self.user_bias[u] + self.item_factors @ self.user_factors[u]
+        keep = np.ones(self.num_items, np.bool_)
+        if exclude_seen and u >= 0 and self.seen_indptr is not None and self.seen_items is not None:
+            keep[self.seen_items[self.seen_indptr[u] : self.seen_indptr[u + 1]]] = False
+        cand = np.flatnonzero(keep)
+        order = cand[np.lexsort((cand, -scores[cand]))][:top]
+        return self.item_ids[order], scores[order]
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, folder: str | os.PathLike) -> None:
+        """Write the model folder (see the module docstring); replaces an older model there.
+
+        Raises
+        ------
+        GasError
+            When ``folder`` exists and is neither empty nor a saved model (nothing is touched).
+        """
+        target = Path(folder)
+        if target.exists():
+            if not target.is_dir():
+                raise GasError(f"{target}: exists and is not a folder; choose another --save-model path")
+            if any(target.iterdir()) and not (target / "meta.json").exists():
+                raise GasError(
+                    f"{target}: folder exists, is not empty and holds no saved model (no meta.json); "
+                    f"refusing to replace it"
+                )
+        parent = target.resolve().parent
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+        try:
+            arrays = {
+                "user_factors": self.user_factors,
+                "item_factors": self.item_factors,
+                "user_bias": self.user_bias,
+                "item_bias": self.item_bias,
+            }
+            if self.seen_indptr is not None and self.seen_items is not None:
+                arrays["seen_indptr"] = self.seen_indptr
+                arrays["seen_items"] = self.seen_items
+            kinds = {}
+            for side, ids in (("user", self.user_ids), ("item", self.item_ids)):
+                if ids.dtype.kind in "iu":
+                    arrays[f"{side}_ids"] = ids
+                    kinds[side] = str(ids.dtype)
+                else:
+                    text = "".join(f"{x}\n" for x in ids.tolist())
+                    _write_file(tmp / f"{side}_ids.txt", text.encode("utf-8"))
+                    kinds[side] = "str"
+            for name, arr in arrays.items():
+                with open(tmp / f"{name}.npy", "wb") as f:
+                    np.save(f, np.ascontiguousarray(arr), allow_pickle=False)
+                    f.flush()
+                    os.fsync(f.fileno())
+            meta = {
+                "format": _FORMAT,
+                "version": _VERSION,
+                "algorithm": self.algorithm,
+                "rank": self.rank,
+                "num_users": self.num_users,
+                "num_items": self.num_items,
+                "global_mean": float(self.global_mean),
+                "rating_range": [float(self.rating_range[0]), float(self.rating_range[1])],
+                "id_types": kinds,
+                "params": {k: v for k, v in self.params.items() if isinstance(v, (int, float, str, bool))},
+                "history": self.history,
+            }
+            _write_file(tmp / "meta.json", (json.dumps(meta, indent=1) + "\n").encode())
+            old = None
+            if target.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
+                os.replace(target, old / "model")
+            os.replace(tmp, target)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike) -> MFModel:
+        """Read a model folder written by :meth:`save`.
+
+        Raises
+        ------
+        InputError
+            When the folder is missing, is not a gaslab model, or its files disagree.
+        """
+        root = Path(folder)
+        meta_path = root / "meta.json"
+        if not root.is_dir():
+            raise InputError(
+                "model folder not found", path=str(root), hint="pass a folder written by --save-model"
+            )
+        if not meta_path.exists():
+            raise InputError(
+                "not a saved model (no meta.json)",
+                path=str(root),
+                hint="pass a folder written by --save-model",
+            )
+        try:
+            meta = json.loads(meta_path.read_text())
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise InputError(f"meta.json is not valid JSON: {exc}", path=str(meta_path)) from None
+        if meta.get("format") != _FORMAT or meta.get("version") != _VERSION:
+            raise InputError(
+                f"unknown model format {meta.get('format')!r} version {meta.get('version')!r} "
+                f"(expected {_FORMAT!r} version {_VERSION})",
+                path=str(meta_path),
+            )
+
+        def arr(name: str, required: bool = True) -> np.ndarray | None:
+            p = root / f"{name}.npy"
+            if not p.exists():
+                if required:
+                    raise InputError(f"missing {name}.npy", path=str(root))
+                return None
+            try:
+                return np.load(p, allow_pickle=False)
+            except ValueError as exc:
+                raise InputError(f"cannot read the array: {exc}", path=str(p)) from None
+
+        ids = {}
+        for side in ("user", "item"):
+            kind = meta.get("id_types", {}).get(side)
+            if kind == "str":
+                p = root / f"{side}_ids.txt"
+                if not p.exists():
+                    raise InputError(f"missing {side}_ids.txt", path=str(root))
+                ids[side] = np.array(p.read_text(encoding="utf-8").splitlines(), dtype=object)
+            else:
+                ids[side] = arr(f"{side}_ids")
+        P, Q = arr("user_factors"), arr("item_factors")
+        bu, bi = arr("user_bias"), arr("item_bias")
+        model = cls(
+            user_factors=P,
+            item_factors=Q,
+            user_bias=bu,
+            item_bias=bi,
+            global_mean=float(meta["global_mean"]),
+            user_ids=ids["user"],
+            item_ids=ids["item"],
+            rating_range=tuple(meta.get("rating_range", (-np.inf, np.inf))),
+            algorithm=str(meta.get("algorithm", "")),
+            params=dict(meta.get("params", {})),
+            seen_indptr=arr("seen_indptr", required=False),
+            seen_items=arr("seen_items", required=False),
+            history=list(meta.get("history", [])),
+        )
+        nu, ni = model.user_ids.shape[0], model.item_ids.shape[0]
+        if not (
+            P.ndim == 2
+            and Q.ndim == 2
+            and P.shape[1] == Q.shape[1]
+            and P.shape[0] == bu.shape[0] == nu
+            and Q.shape[0] == bi.shape[0] == ni
+        ):
+            raise InputError(
+                f"inconsistent model files: user factors {P.shape}, item factors {Q.shape}, "
+                f"{bu.shape[0]} user biases, {bi.shape[0]} item biases, {nu} user ids, {ni} item ids",
+                path=str(root),
+            )
+        return model
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def seen_csr(user: np.ndarray, item: np.ndarray, num_users: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-user lists of rated items (CSR: ``indptr`` of length ``num_users + 1``, ``items``)."""
+    order = np.lexsort((item, user))
+    counts = np.bincount(user, minlength=num_users)
+    indptr = np.zeros(num_users + 1, np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    dtype = np.int32 if item.size == 0 or int(item.max()) < 2**31 else np.int64
+    return indptr, item[order].astype(dtype)
+
+
+class _Fit:
+    """What ALS and SGD share: the bipartite graph, starting vectors, tracking, the model.
+
+    Vertices ``0..U-1`` are users and ``U..U+I-1`` items; each program keeps a vertex field
+    ``w`` of ``rank`` factors followed by the bias when ``biases``.
+    """
+
+    def __init__(
+        self,
+        ratings: Any,
+        algorithm: str,
+        rank: int,
+        init_std: float,
+        seed: int,
+        test: Any,
+        biases: bool,
+    ) -> None:
+        from gas.io.ratings import Ratings, read_ratings
+
+        if not isinstance(ratings, Ratings):
+            ratings = read_ratings(ratings)
+        if len(ratings) == 0:
+            raise InputError("no training ratings", path=ratings.path)
+        if int(rank) < 1:
+            raise ValueError(f"Expected rank >= 1 (got {rank})")
+        if init_std < 0:
+            raise ValueError(f"Expected init_std >= 0 (got {init_std})")
+        self.ratings = ratings
+        self.algorithm = algorithm
+        self.rank = int(rank)
+        self.biases = bool(biases)
+        self.graph = ratings.graph()
+        g = self.graph
+        self.num_users = ratings.num_users
+        r = g.edata["weight"]
+        self.mean = float(r.mean())
+        self.range = (float(r.min()), float(r.max()))
+        self.seed = int(seed)
+        self.init_std = float(init_std)
+        self.params: dict[str, Any] = {"rank": self.rank, "init_std": self.init_std, "seed": self.seed}
+        self.test = test
+        if test is not None:
+            tu, ti, tr = test.original()
+            self._test = (_lookup(ratings.user_ids, tu), _lookup(ratings.item_ids, ti), tr)
+
+    def start(self) -> np.ndarray:
+        """Starting vectors: factors ``N(0, init_std^2)`` from ``default_rng(seed)``, biases 0."""
+        g = self.graph
+        d = self.rank + (1 if self.biases else 0)
+        w = np.zeros((g.num_vertices, d), np.float64)
+        w[:, : self.rank] = np.random.default_rng(self.seed).normal(
+            0.0, self.init_std, (g.num_vertices, self.rank)
+        )
+        return w
+
+    def model(self, w: np.ndarray, history: list[dict[str, Any]] | None = None) -> MFModel:
+        """An :class:`MFModel` from the vertex vectors ``w`` (copied)."""
+        u, k = self.num_users, self.rank
+        g = self.graph
+        zeros = np.zeros(g.num_vertices)
+        bias = np.ascontiguousarray(w[:, k]) if self.biases else zeros
+        indptr = np.ascontiguousarray(g.out_indptr[: u + 1])
+        return MFModel(
+            user_factors=np.ascontiguousarray(w[:u, :k]),
+            item_factors=np.ascontiguousarray(w[u:, :k]),
+            user_bias=bias[:u].copy(),
+            item_bias=bias[u:].copy(),
+            global_mean=self.mean,
+            user_ids=self.ratings.user_ids,
+            item_ids=self.ratings.item_ids,
+            rating_range=self.range,
+            algorithm=self.algorithm,
+            params=dict(self.params),
+            seen_indptr=indptr,
+            seen_items=(g.dst[: indptr[-1]] - u).astype(np.int32 if g.num_vertices < 2**31 else np.int64),
+            history=list(history or []),
+        )
+
+    def run(
+        self,
+        program: Any,
+        max_iter: int,
+        threads: int | None,
+        debug: bool,
+        progress: Callable[[dict[str, Any]], None] | None,
+        supersteps_per_iter: int,
+        columns: dict[str, np.ndarray] | None = None,
+    ) -> MFModel:
+        """Run ``program`` from :meth:`start` with the users active first; build the model."""
+        from gas.engine import SyncEngine
+
+        g = self.graph
+        eng = SyncEngine(g, program, threads=threads, debug=debug)
+        w0 = self.start()
+        eng.columns["w"][:, : w0.shape[1]] = w0  # columns past the unknowns (padding) stay 0
+        for name, values in (columns or {}).items():
+            eng.columns[name][:] = values
+        track = progress is not None or self.test is not None
+        history: list[dict[str, Any]] = []
+        acc = {"seconds": 0.0}
+        u = self.num_users
+        train = (g.src[g.src < u], g.dst[g.src < u] - u, g.edata["weight"][g.src < u]) if track else None
+
+        def step(stat: dict[str, Any]) -> None:
+            acc["seconds"] += stat["seconds"]
+            if (stat["iteration"] + 1) % supersteps_per_iter:
+                return
+            rec: dict[str, Any] = {
+                "iteration": (stat["iteration"] + 1) // supersteps_per_iter,
+                "seconds": acc["seconds"],
+            }
+            acc["seconds"] = 0.0
+            if track:
+                m = self.model(eng.columns["w"])
+                rec["train_rmse"] = m._rmse_internal(*train)
+                if self.test is not None:
+                    rec["test_rmse"] = m._rmse_internal(*self._test)
+            history.append(rec)
+            if progress is not None:
+                progress(rec)
+
+        eng.run(max_iter, active=np.arange(u), progress=step)
+        return self.model(eng.columns["w"], history)

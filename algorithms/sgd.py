@@ -1,0 +1,181 @@
+"""Biased matrix factorization by stochastic gradient descent, as a vertex program (Hogwild).
+
+Model and loss as in :mod:`gas.algorithms.als` (``r_ui ~ mean + b_u + c_i + p_u . q_i``, squared
+error plus ``reg`` times the squared norms), fitted the way Funk's SVD and scikit-surprise's
+``SVD`` do: for each rating in turn, with ``e = r_ui - prediction``::
+
+    b_u += lr (e - reg b_u)            c_i += lr (e - reg c_i)
+    p_u += lr (e q_i - reg p_u)        q_i += lr (e p_u - reg q_i)   (both from the old values)
+
+The step shrinks after every epoch: ``lr_t = lr * decay**t``.
+
+As GAS on the bipartite graph (users ``0..U-1``, items ``U..U+I-1``, one edge ``user -> item``
+per rating, each vertex storing ``w = [factors, bias]``), superstep ``t`` is epoch ``t``: every
+user **gathers** over its ratings in order (scikit-surprise's order too: user by user), applying
+the update above to each. The user's own change builds up in the accumulator (an array
+``gather_type`` of ``d`` numbers that **apply** adds to ``w``), so its successive steps see each
+other exactly; the item's vector is updated in place. Items have no out-edges: they gather
+nothing and only count the epochs.
+
+Consistency relied on: this program writes the *neighbour* (the item) during gather, which the
+sync engine's contract leaves unordered (gather is meant to be read-only). Two threads running
+users who rated the same item may interleave their updates of it (Hogwild, Niu et al. 2011): an
+update can be lost or combined with a stale read. Such collisions are rare on sparse ratings and
+SGD tolerates them; with ``threads=1`` a run is deterministic. It needs the single-process
+engine (with partitions, mirrors would receive the item updates), and no other program may use
+the same vertex data meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from gas.algorithms.mf_model import MFModel, _Fit
+from gas.io.ratings import Ratings
+from gas.program import OUT, VertexProgram
+
+__all__ = ["SGDProgram", "sgd"]
+
+
+@njit(cache=True)
+def _sgd_step(w, delta, x, r, lr, reg, k, biases):
+    """One SGD update for one rating ``r`` (mean already subtracted).
+
+    The running vertex's vector is ``w + delta`` (its change is kept in ``delta``); ``x``, the
+    neighbour's vector, is updated in place.
+    """
+    pred = 0.0
+    for f in range(k):
+        pred += (w[f] + delta[f]) * x[f]
+    if biases:
+        own_b = w[k] + delta[k]
+        pred += own_b + x[k]
+        err = r - pred
+        delta[k] += lr * (err - reg * own_b)
+        x[k] += lr * (err - reg * x[k])
+    else:
+        err = r - pred
+    for f in range(k):
+        pf = w[f] + delta[f]
+        qf = x[f]
+        delta[f] += lr * (err * qf - reg * pf)
+        x[f] += lr * (err * pf - reg * qf)
+
+
+class SGDProgram(VertexProgram):
+    """One SGD epoch per superstep, user by user (see the module docstring).
+
+    Parameters
+    ----------
+    rank : int
+    lr, reg, decay : float
+        Step ``lr * decay**epoch``; ``reg`` weighs the squared norms.
+    biases : bool
+    mean : float
+        Subtracted from every rating.
+    """
+
+    gather_edges = OUT
+    dynamic = False
+
+    def __init__(
+        self,
+        rank: int = 20,
+        lr: float = 0.02,
+        reg: float = 0.05,
+        decay: float = 0.9,
+        biases: bool = True,
+        mean: float = 0.0,
+    ) -> None:
+        if rank < 1:
+            raise ValueError(f"Expected rank >= 1 (got {rank})")
+        if lr < 0 or reg < 0 or not 0 < decay <= 1:
+            raise ValueError(f"Expected lr >= 0, reg >= 0 and 0 < decay <= 1 (got {lr}, {reg}, {decay})")
+        self.rank = int(rank)
+        self.lr = float(lr)
+        self.reg = float(reg)
+        self.decay = float(decay)
+        self.biases = bool(biases)
+        self.mu = float(mean)
+        d = self.rank + (1 if biases else 0)
+        self.vertex_data = {"w": (np.float64, d), "step": np.float64}
+        self.gather_type = (np.float64, (d,))
+
+    def init(self, v, ctx):
+        v.step = self.lr
+
+    def gather(self, v, e, nbr, acc):
+        _sgd_step(v.w, acc, nbr.w, e.weight - self.mu, v.step, self.reg, self.rank, self.biases)
+
+    def apply(self, v, total, ctx):
+        for f in range(total.shape[0]):
+            v.w[f] += total[f]
+        v.step *= self.decay
+
+
+def sgd(
+    ratings: Ratings | str | os.PathLike,
+    rank: int = 20,
+    lr: float = 0.02,
+    reg: float = 0.05,
+    decay: float = 0.9,
+    biases: bool = True,
+    iters: int = 20,
+    *,
+    init_std: float = 0.1,
+    seed: int = 0,
+    test: Ratings | None = None,
+    threads: int | None = None,
+    debug: bool = False,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> MFModel:
+    """Factorize a ratings matrix by SGD with biases (see the module docstring).
+
+    Parameters
+    ----------
+    ratings : Ratings or path
+        Training ratings.
+    rank : int, default 20
+    lr : float, default 0.02
+        Initial step size.
+    reg : float, default 0.05
+        Weight of the squared norms of factors and biases.
+    decay : float, default 0.9
+        The step is multiplied by this after every epoch.
+    biases : bool, default True
+    iters : int, default 20
+        Epochs (passes over all ratings).
+    init_std : float, default 0.1
+        Factors start as ``N(0, init_std^2)`` draws (``numpy.random.default_rng(seed)``), biases 0.
+    seed : int, default 0
+    test : Ratings, optional
+        Held-out ratings; their RMSE is recorded after every epoch.
+    threads : int, optional
+        Numba threads; ``threads=1`` gives a deterministic run.
+    debug : bool, default False
+    progress : callable, optional
+        Called after every epoch with ``{"iteration", "seconds", "train_rmse", "test_rmse"}``.
+
+    Returns
+    -------
+    MFModel
+
+    Examples
+    --------
+    >>> from gas.datasets.ratings import synthetic_ratings
+    >>> train, test = synthetic_ratings(300, 100, 6000, rank=3, noise=0.1, seed=0).split(0.2)
+    >>> m = sgd(train, rank=3, iters=30, threads=1)
+    >>> bool(m.rmse(test) < 0.7 * test.rating.std())   # the std: RMSE of predicting the mean
+    True
+    """
+    if iters < 0:
+        raise ValueError(f"Expected iters >= 0 (got {iters})")
+    fit = _Fit(ratings, "sgd", rank, init_std, seed, test, biases)
+    fit.params.update(lr=float(lr), reg=float(reg), decay=float(decay), iters=int(iters), biases=bool(biases))
+    prog = SGDProgram(rank, lr, reg, decay, biases, fit.mean)
+    return fit.run(prog, iters, threads, debug, progress, supersteps_per_iter=1)
