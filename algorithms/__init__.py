@@ -1,6 +1,7 @@
 """Bundled algorithms: each a vertex program plus one function returning numpy arrays."""
 
 from gas.algorithms.als import ALSProgram, als
+from gas.algorithms.coloring import ColoringProgram, coloring, count_conflicts
 from gas.algorithms.components import ComponentsProgram, connected_components
 from gas.algorithms.lda import LDAModel, LDAProgram, heldout_perplexity, lda
 from gas.algorithms.mf_model import MFModel
@@ -21,6 +22,9 @@ __all__ = [
     "heldout_perplexity",
     "LDAModel",
     "LDAProgram",
+    "coloring",
+    "count_conflicts",
+    "ColoringProgram",
     "PageRankProgram",
     "WeightedPageRankProgram",
     "ComponentsProgram",
