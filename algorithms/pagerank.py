@@ -146,9 +146,10 @@ class ResidualPageRankProgram(VertexProgram):
     Each vertex holds its settled value ``rank`` and an unpropagated ``res`` (initially
     ``(1 - alpha) / N``). An update settles ``res`` into ``rank`` and pushes ``alpha * res / d``
     to each out-neighbour's ``res`` (a write to the neighbour: ``full`` consistency), signalling
-    it while its residual exceeds ``tol`` with priority ``res / (d + 1)`` (mass moved per edge
-    visited). The ranks converge to the same unnormalized ``y`` as :class:`DeltaPageRankProgram`
-    and the remaining error is at most ``sum(res) / (1 - alpha) <= N * tol / (1 - alpha)``.
+    it while its residual exceeds ``tol * scale * (d + 1)`` with priority ``res / (d + 1)`` (mass
+    moved per edge visited). The ranks converge to the same unnormalized ``y`` as
+    :class:`DeltaPageRankProgram`; with ``scale = N / (M + N)`` (what :func:`pagerank` passes)
+    the thresholds sum to ``N * tol`` and the remaining error is at most ``N * tol / (1 - alpha)``.
     Only the scatter visits edges: an update costs its out-degree.
     """
 
@@ -156,9 +157,10 @@ class ResidualPageRankProgram(VertexProgram):
     gather_edges = NONE
     scatter_edges = OUT
 
-    def __init__(self, alpha: float = 0.85, tol: float = 1e-10) -> None:
+    def __init__(self, alpha: float = 0.85, tol: float = 1e-10, scale: float = 1.0) -> None:
         self.alpha = float(alpha)
         self.tol = float(tol)
+        self.scale = float(scale)
 
     def init(self, v, ctx):
         v.rank = 0.0
@@ -171,7 +173,11 @@ class ResidualPageRankProgram(VertexProgram):
 
     def scatter(self, v, e, nbr):
         nbr.res += self.alpha * v.sent / v.out_degree
-        return nbr.res / (nbr.out_degree + 1.0) if nbr.res > self.tol else 0.0
+        # degree-proportional threshold (as Andersen-Chung-Lang's push): pushing from u costs
+        # d(u) edge visits, so small residuals wait at high-degree vertices; the thresholds sum
+        # to N * tol when scale = N / (M + N)
+        d1 = nbr.out_degree + 1.0
+        return nbr.res / d1 if nbr.res > self.tol * self.scale * d1 else 0.0
 
 
 def _pagerank_async(G, alpha, tol, max_iter, weight, threads, debug, progress, scheduler, consistency):
@@ -182,7 +188,7 @@ def _pagerank_async(G, alpha, tol, max_iter, weight, threads, debug, progress, s
     # N * tol * alpha / (1 - alpha)); here a vertex is rescheduled only while its own pending
     # change exceeds tol (error at most N * tol / (1 - alpha)): the same order
     if consistency in (None, "full") and not weighted:
-        prog: VertexProgram = ResidualPageRankProgram(alpha, tol)
+        prog: VertexProgram = ResidualPageRankProgram(alpha, tol, n / (G.num_edges + n))
         consistency = "full"
     else:
         prog = (WeightedDeltaPageRankProgram if weighted else DeltaPageRankProgram)(alpha, tol)
