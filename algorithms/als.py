@@ -12,15 +12,22 @@ ridge regression, solved exactly; then the items with the users fixed; one itera
 half-steps.
 
 As GAS: users are vertices ``0..U-1`` and items ``U..U+I-1``, one edge ``user -> item`` per
-rating with the rating as its weight. A vertex stores ``w = [p, b]`` (``rank + 1`` numbers with
-biases, else ``rank``). Superstep 0 runs the users: **gather** adds, over the vertex's edges,
-``x x^T`` and ``t x`` into a ``(d + 1, d)`` accumulator (``x = [q_i, 1]`` the neighbour's factors
-with a constant for the bias, ``t = r_ui - mean - c_i``; the upper triangle of the ``d x d``
-normal matrix and, in the last row, the right-hand side); **apply** adds ``lam_v I`` and solves
-by a Cholesky factorization written out in Numba (no LAPACK at run time); **scatter** signals
-every neighbour, so the items run in superstep 1, the users again in superstep 2, and so on
-(dynamic scheduling). The sync engine's semantics make each half-step exact: a gather reads only
-the other side's factors, fixed during that superstep.
+rating with the rating as its weight. A vertex stores ``w``: its ``rank`` factors, then its bias
+(with ``biases``), then zeros up to a multiple of 4 (aligned rows). One half-step is one
+superstep with one side active (``engine.run(1, active=users)``, then ``active=items``):
+
+* **gather** adds, over the vertex's edges, the feature ``f = [q_i, 1]`` (the neighbour's
+  factors and a constant for the bias) and the target ``t = r_ui - mean - c_i`` into an array
+  accumulator: the normal matrix ``sum f f^T`` and the right-hand side ``sum t f``. Features are
+  staged four at a time and added as one rank-4 update, which reads and writes the ``d x d``
+  matrix a quarter as often as four rank-1 updates (1.7x faster measured); **sum** folds two
+  partial accumulators (staged features included), so partial gathers combine exactly;
+* **apply** adds the staged remainder and ``lam_v I`` and solves by a Cholesky factorization
+  written out in Numba (no LAPACK at run time).
+
+There is no scatter: the next side is made active by the caller (the engine's ``active``
+argument), which saves a signal write per rating. The sync engine's semantics make each
+half-step exact: a gather reads only the other side's factors, fixed during that superstep.
 """
 
 from __future__ import annotations
@@ -181,13 +188,11 @@ class ALSProgram(VertexProgram):
         Subtracted from every rating (the global mean); kept as ``self.mu`` (``mean`` would clash
         with the numpy record method in debug mode).
 
-    Run it with the users (vertices ``0..U-1``) active in superstep 0 and the item vectors set
-    beforehand (``engine.columns["w"]``); ``2 * iters`` supersteps make ``iters`` iterations.
+    Set the item vectors (``engine.columns["w"]``), then alternate ``engine.run(1,
+    active=users)`` and ``engine.run(1, active=items)``; each pair is one iteration.
     """
 
     gather_edges = ALL
-    scatter_edges = ALL
-    dynamic = True
 
     def __init__(
         self, rank: int = 20, reg: float = 0.1, weighted: bool = True, biases: bool = True, mean: float = 0.0
@@ -215,9 +220,6 @@ class ALSProgram(VertexProgram):
         _flush(total)
         lam = self.reg * (v.out_degree + v.in_degree) if self.weighted else self.reg
         _cholesky_solve(total, self.dim, lam, v.w)
-
-    def scatter(self, v, e, nbr):
-        return True
 
 
 def als(
@@ -289,4 +291,4 @@ def als(
     fit = _Fit(ratings, "als", rank, init_std, seed, test, biases)
     fit.params.update(reg=float(reg), iters=int(iters), weighted=bool(weighted), biases=bool(biases))
     prog = ALSProgram(rank, reg, weighted, biases, fit.mean)
-    return fit.run(prog, 2 * iters, threads, debug, progress, supersteps_per_iter=2)
+    return fit.run(prog, iters, threads, debug, progress, alternate=True)

@@ -564,37 +564,31 @@ class _Fit:
     def run(
         self,
         program: Any,
-        max_iter: int,
+        iters: int,
         threads: int | None,
         debug: bool,
         progress: Callable[[dict[str, Any]], None] | None,
-        supersteps_per_iter: int,
-        columns: dict[str, np.ndarray] | None = None,
+        alternate: bool,
     ) -> MFModel:
-        """Run ``program`` from :meth:`start` with the users active first; build the model."""
+        """Run ``program`` from :meth:`start` for ``iters`` iterations and build the model.
+
+        ``alternate``: an iteration is two supersteps, the first with the users active, the
+        second with the items (each a ``run(1, active=...)`` of the same engine, so no signals
+        are needed). Otherwise one run of ``iters`` supersteps with every vertex active.
+        """
         from gas.engine import SyncEngine
 
         g = self.graph
         eng = SyncEngine(g, program, threads=threads, debug=debug)
         w0 = self.start()
         eng.columns["w"][:, : w0.shape[1]] = w0  # columns past the unknowns (padding) stay 0
-        for name, values in (columns or {}).items():
-            eng.columns[name][:] = values
         track = progress is not None or self.test is not None
         history: list[dict[str, Any]] = []
-        acc = {"seconds": 0.0}
         u = self.num_users
         train = (g.src[g.src < u], g.dst[g.src < u] - u, g.edata["weight"][g.src < u]) if track else None
 
-        def step(stat: dict[str, Any]) -> None:
-            acc["seconds"] += stat["seconds"]
-            if (stat["iteration"] + 1) % supersteps_per_iter:
-                return
-            rec: dict[str, Any] = {
-                "iteration": (stat["iteration"] + 1) // supersteps_per_iter,
-                "seconds": acc["seconds"],
-            }
-            acc["seconds"] = 0.0
+        def record(seconds: float) -> None:
+            rec: dict[str, Any] = {"iteration": len(history) + 1, "seconds": seconds}
             if track:
                 m = self.model(eng.columns["w"])
                 rec["train_rmse"] = m._rmse_internal(*train)
@@ -604,5 +598,14 @@ class _Fit:
             if progress is not None:
                 progress(rec)
 
-        eng.run(max_iter, active=np.arange(u), progress=step)
+        if alternate:
+            users = np.arange(u)
+            items = np.arange(u, g.num_vertices)
+            for _ in range(iters):
+                seconds = 0.0
+                for side in (users, items):
+                    seconds += eng.run(1, active=side).stats[0]["seconds"]
+                record(seconds)
+        else:
+            eng.run(iters, progress=lambda stat: record(stat["seconds"]))
         return self.model(eng.columns["w"], history)

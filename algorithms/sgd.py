@@ -178,4 +178,4 @@ def sgd(
     fit = _Fit(ratings, "sgd", rank, init_std, seed, test, biases)
     fit.params.update(lr=float(lr), reg=float(reg), decay=float(decay), iters=int(iters), biases=bool(biases))
     prog = SGDProgram(rank, lr, reg, decay, biases, fit.mean)
-    return fit.run(prog, iters, threads, debug, progress, supersteps_per_iter=1)
+    return fit.run(prog, iters, threads, debug, progress, alternate=False)

@@ -166,7 +166,7 @@ def test_user_written_als_equals_the_bundled_one():
     eng = gas.SyncEngine(g, prog)
     # the same start as the bundled one: N(0, 0.1^2) draws from default_rng(seed)
     eng.columns["w"][:] = np.random.default_rng(3).normal(0.0, 0.1, (g.num_vertices, k))
-    eng.run(max_iter=2 * iters, active=np.arange(r.num_users))
+    eng.run(max_iter=2 * iters, active=np.arange(r.num_users))  # dynamic: scatter signals the other side
     w = eng.columns["w"]
     np.testing.assert_allclose(w[: r.num_users], bundled.user_factors, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(w[r.num_users :], bundled.item_factors, rtol=1e-8, atol=1e-10)
