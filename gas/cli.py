@@ -84,6 +84,8 @@ def _finish(args: argparse.Namespace, g: Any, values: np.ndarray, fmt: str) -> N
 def _cmd_pagerank(args: argparse.Namespace) -> int:
     from gas.algorithms import pagerank
 
+    if (status := _distributed_file(args, "pagerank")) is not None:
+        return status
     g = _load(args)
     if (status := _distributed(args, g, "pagerank")) is not None:
         return status
@@ -121,6 +123,8 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
 def _cmd_cc(args: argparse.Namespace) -> int:
     from gas.algorithms import connected_components
 
+    if (status := _distributed_file(args, "cc")) is not None:
+        return status
     g = _load(args)
     if (status := _distributed(args, g, "cc")) is not None:
         return status
@@ -141,6 +145,8 @@ def _cmd_cc(args: argparse.Namespace) -> int:
 def _cmd_sssp(args: argparse.Namespace) -> int:
     from gas.algorithms import sssp
 
+    if (status := _distributed_file(args, "sssp")) is not None:
+        return status
     g = _load(args)
     if (status := _distributed(args, g, "sssp")) is not None:
         return status
@@ -159,6 +165,13 @@ def _cmd_sssp(args: argparse.Namespace) -> int:
         print(f"max_distance\t{float(dist[reach].max()):.17g}")
     _finish(args, g, dist, "%.17g")
     return 0
+
+
+def _distributed_file(args: argparse.Namespace, command: str) -> int | None:
+    """Several ranks (--procs, a launcher): each reads only its share of the file (gas.runtime.cli)."""
+    from gas.runtime.cli import maybe_distributed_file
+
+    return maybe_distributed_file(args, command)
 
 
 def _distributed(args: argparse.Namespace, g: Any, command: str) -> int | None:

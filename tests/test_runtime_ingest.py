@@ -228,3 +228,45 @@ def test_empty_input_is_an_input_error(tmp_path):
     p = _write(tmp_path / "g.txt", ["# nothing"])
     with pytest.raises(InputError, match="no edges"):
         _threads(2, lambda c: load_part(p, c, method="random"))
+
+
+def _cli(args, env=None, timeout=180):
+    import subprocess
+    import sys
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "gas.cli", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_cli_scaled_out_cc_with_procs_and_sssp_under_env_launcher(tmp_path):
+    import socket
+
+    lines = [*_lines(seed=11, weighted=True), "900 901 1", "902 902 2"]
+    p = _write(tmp_path / "g.txt", lines)
+    src = lines[0].split()[0]
+    ref_cc, ref_sp = tmp_path / "cc1.tsv", tmp_path / "sp1.tsv"
+    for args in (["cc", p, "-q", "-o", str(ref_cc)], ["sssp", p, "--source", src, "-q", "-o", str(ref_sp)]):
+        r = _cli(args)
+        assert r.wait(180) == 0, r.stderr.read()
+    out_cc = tmp_path / "cc2.tsv"
+    r = _cli(["cc", p, "--procs", "2", "--partition", "random", "-q", "-o", str(out_cc)])
+    assert r.wait(180) == 0, r.stderr.read()
+    assert out_cc.read_text() == ref_cc.read_text()  # same ids, same labels, same order
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    out_sp = tmp_path / "sp2.tsv"
+    procs = []
+    for rank in range(2):
+        env = dict(os.environ, RANK=str(rank), WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+        procs.append(_cli(["sssp", p, "--source", src, "-q", "-o", str(out_sp)], env=env))
+    for pr in procs:
+        _, err = pr.communicate(timeout=180)
+        assert pr.returncode == 0, err
+    assert out_sp.read_text() == ref_sp.read_text()  # distances are exact (min of sums)

@@ -17,7 +17,7 @@ import numpy as np
 
 from gas.errors import GasError
 
-__all__ = ["register", "add_runtime_options", "maybe_distributed"]
+__all__ = ["register", "add_runtime_options", "maybe_distributed", "maybe_distributed_file"]
 
 
 def add_runtime_options(p: argparse.ArgumentParser) -> None:
@@ -183,6 +183,70 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
         checkpoint=ck,
     )
     return _report(command, args, g, res)
+
+
+def maybe_distributed_file(args: argparse.Namespace, command: str) -> int | None:
+    """Scaled-out load and run (exit status) when several ranks will run ``command``, else None.
+
+    Under a launcher (and with ``--procs N``) every rank reads only its share of a text edge list
+    (see :mod:`gas.runtime.ingest`); a binary ``.npz`` graph still goes through the whole-graph
+    path (None here).
+    """
+    import os
+
+    from gas.cli import _progress
+    from gas.io.load import _is_saved_graph
+    from gas.runtime.ingest import file_job, run_file_job
+    from gas.runtime.launch import connect_world, detect_world
+
+    procs = getattr(args, "procs", 1) or 1
+    _, size, source = detect_world()
+    if (procs <= 1 and size == 1) or procs < 1:
+        return None
+    if size > 1 and procs > 1:
+        raise GasError(
+            f"--procs {procs} inside a launcher job ({source} gives {size} ranks): use one or the other"
+        )
+    path = args.file
+    if os.path.isfile(path) and (path.lower().endswith(".npz") or _is_saved_graph(path)):
+        return None
+    if getattr(args, "weighted", False) and command == "pagerank":
+        raise GasError("--weighted PageRank does not run on several processes yet; drop --procs")
+    extra = {"source": args.source} if command == "sssp" else {}
+    job = file_job(args, command, _checkpoint(args, command, extra))
+    progress = _progress(args.quiet)
+    if size > 1:
+        from gas.runtime.comm import Comm
+
+        t = connect_world()
+        comm = Comm(t)
+        try:
+            view, res = run_file_job(comm, job, progress=progress)
+        except BaseException as exc:
+            if t is not None:
+                t.report_error(f"{type(exc).__name__}: {exc}")
+                t.close()
+            raise
+        if t is not None:
+            t.shutdown(timeout=60)
+        return 0 if comm.rank else _report(command, args, view, res)
+    from gas.runtime.local import LocalCluster, _threads_per_proc, warm_kernels
+
+    with LocalCluster(procs) as c:
+        try:
+            from gas.io.ranges import detect_weighted
+            from gas.runtime.ingest import IdView
+
+            dummy = argparse.Namespace(**{**job["args"], "source": "0"})
+            ids = np.array([0], np.int64)
+            prog = _program(command, dummy, IdView(ids, False, 0.0))[0]
+            warm_kernels(prog, ["weight"] if detect_weighted(path, getattr(args, "skip_rows", 0)) else [])
+            c.comm.bcast_meta(job)
+            view, res = run_file_job(c.comm, job, threads=_threads_per_proc(procs), progress=progress)
+        except BaseException:
+            c._kill()
+            raise
+    return _report(command, args, view, res)
 
 
 def _cmd_resume(args: argparse.Namespace) -> int:

@@ -301,3 +301,97 @@ def load_part(
         edata=cols,
     )
     return LoadedPart(part, ids, "weight" in cols, wmin, secs)
+
+
+# ---------------------------------------------------------------------- CLI jobs on a scaled-out load
+_JOB_ARGS = (
+    "alpha",
+    "tol",
+    "max_iter",
+    "hops",
+    "source",
+    "weighted",
+    "skip_rows",
+    "keep_duplicates",
+    "undirected",
+    "partition",
+    "seed",
+    "quiet",
+)
+
+
+class IdView:
+    """What the CLI's program set-up and report read of a graph, from a scaled-out load.
+
+    ``ids`` and ``num_vertices`` are the whole graph's; ``edata["weight"]`` holds only the global
+    minimum weight (what the SSSP check needs), never the edges.
+    """
+
+    def __init__(self, ids: np.ndarray, weighted: bool, min_weight: float) -> None:
+        self.ids = ids
+        self.num_vertices = int(ids.shape[0])
+        self.edata = {"weight": np.array([min_weight])} if weighted else {}
+
+    @property
+    def weights(self) -> np.ndarray | None:
+        return self.edata.get("weight")
+
+    def index_of(self, original: Any) -> Any:
+        from gas.graph import Graph
+
+        return Graph.index_of(self, original)  # type: ignore[arg-type]
+
+
+def file_job(args: Any, command: str, checkpoint: dict[str, Any] | None) -> dict[str, Any]:
+    """The job description every rank runs (JSON: it crosses the wire to spawned workers)."""
+    return {
+        "op": "run_file",
+        "command": command,
+        "file": os.path.abspath(args.file),
+        "args": {k: getattr(args, k) for k in _JOB_ARGS if hasattr(args, k)},
+        "checkpoint": checkpoint,
+    }
+
+
+def run_file_job(
+    comm: Comm, job: dict[str, Any], *, threads: int | None = None, progress: Any = None
+) -> tuple[IdView, Any]:
+    """Every rank: load its part of ``job["file"]``, run the command's program; rank 0 gets all."""
+    import argparse
+
+    from gas.runtime.cli import _program
+    from gas.runtime.exchange import run_partition
+
+    ns = argparse.Namespace(**job["args"])
+    t0 = time.perf_counter()
+    lp = load_part(
+        job["file"],
+        comm,
+        method=ns.partition,
+        seed=ns.seed,
+        skip_rows=getattr(ns, "skip_rows", 0),
+        dedupe=not getattr(ns, "keep_duplicates", False),
+        undirected=getattr(ns, "undirected", False),
+    )
+    if progress is not None and comm.rank == 0 and not getattr(ns, "quiet", False):
+        import sys
+
+        print(
+            f"loaded {job['file']} on {comm.size} ranks (each read its share): {lp.num_vertices:,d} "
+            f"vertices, {lp.part.num_edges:,d} edges{' (weighted)' if lp.weighted else ''}, "
+            f"{lp.part.src.size:,d} edges on rank 0, in {time.perf_counter() - t0:.2f} s",
+            file=sys.stderr,
+        )
+    view = IdView(lp.ids, lp.weighted, lp.min_weight)
+    program, max_iter, active, _ = _program(job["command"], ns, view)
+    res = run_partition(
+        lp.part,
+        program,
+        comm,
+        max_iter=max_iter,
+        active=active,
+        threads=threads,
+        progress=progress if comm.rank == 0 else None,
+        checkpoint=job.get("checkpoint"),
+    )
+    return view, res

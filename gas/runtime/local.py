@@ -219,6 +219,11 @@ def serve(comm: Comm) -> None:
         job = comm.bcast_meta(None)
         if job.get("op") == "stop":
             return
+        if job.get("op") == "run_file":  # scaled-out load: every rank reads its share
+            from gas.runtime.ingest import run_file_job
+
+            run_file_job(comm, job, threads=_threads_per_proc(comm.size))
+            continue
         if job.get("op") != "run":
             raise GasError(f"unknown job {job.get('op')!r}")
         part = recv_part(comm.t)
