@@ -92,10 +92,11 @@ def _normal_add(acc, x, t, k, biases):
 
     Layout of ``acc`` (``d`` unknowns, ``width`` >= ``d`` columns, unused columns stay 0):
     rows ``0..d-1`` the normal matrix ``sum f f^T``, row ``d`` the right-hand side
-    ``sum t f``, rows ``d+1..d+4`` features staged for the next rank-4 update, and
-    ``acc[d+5, 0]`` how many are staged. ``x`` is the neighbour's stored vector (``k`` factors,
-    then its bias when ``biases``); the feature is ``f = [x[:k], 1]`` with biases (else
-    ``x[:k]``) and the target ``t`` minus the neighbour's bias.
+    ``sum t f``, rows ``d+1..d+4`` features staged for the next rank-4 update,
+    ``acc[d+5, 0]`` how many are staged and ``acc[d+5, 1]`` how many ratings were added.
+    ``x`` is the neighbour's stored vector (``k`` factors, then its bias when ``biases``);
+    the feature is ``f = [x[:k], 1]`` with biases (else ``x[:k]``) and the target ``t``
+    minus the neighbour's bias.
     """
     d = acc.shape[0] - 6
     if biases:
@@ -110,6 +111,7 @@ def _normal_add(acc, x, t, k, biases):
     if biases:
         f[k] = 1.0
         rhs[k] += t
+    acc[d + 5, 1] += 1.0
     if nb == _STAGE - 1:
         _rank4(acc, d)
     else:
@@ -135,6 +137,7 @@ def _merge(a, b):
     for r in range(d + 1):
         for c in range(a.shape[1]):
             a[r, c] += b[r, c]
+    a[d + 5, 1] += b[d + 5, 1]
 
 
 @njit(cache=True)
@@ -218,7 +221,8 @@ class ALSProgram(VertexProgram):
 
     def apply(self, v, total, ctx):
         _flush(total)
-        lam = self.reg * (v.out_degree + v.in_degree) if self.weighted else self.reg
+        # n_v counted by the gather (not the local degree, which a partition would cut short)
+        lam = self.reg * total[self.dim + 5, 1] if self.weighted else self.reg
         _cholesky_solve(total, self.dim, lam, v.w)
 
 

@@ -103,6 +103,7 @@ def test_als_accumulator_merge_is_the_same_sum():
     np.testing.assert_allclose(whole[:d, :d], F.T @ F, atol=1e-12)
     np.testing.assert_allclose(a[:d, :d], F.T @ F, atol=1e-12)
     np.testing.assert_allclose(a[d, :d], F.T @ y, atol=1e-12)
+    assert a[d + 5, 1] == whole[d + 5, 1] == n  # ratings counted (weighted lambda)
 
 
 @njit(cache=True)
