@@ -14,20 +14,24 @@ half-steps.
 As GAS: users are vertices ``0..U-1`` and items ``U..U+I-1``, one edge ``user -> item`` per
 rating with the rating as its weight. A vertex stores ``w``: its ``rank`` factors, then its bias
 (with ``biases``), then zeros up to a multiple of 4 (aligned rows). One half-step is one
-superstep with one side active (``engine.run(1, active=users)``, then ``active=items``):
+superstep with one side active, the users first:
 
+* **init** draws each vertex's starting factors from a hash of ``(seed, vertex id, j)``, so any
+  number of processes starts from the same point;
 * **gather** adds, over the vertex's edges, the feature ``f = [q_i, 1]`` (the neighbour's
   factors and a constant for the bias) and the target ``t = r_ui - mean - c_i`` into an array
-  accumulator: the normal matrix ``sum f f^T`` and the right-hand side ``sum t f``. Features are
-  staged four at a time and added as one rank-4 update, which reads and writes the ``d x d``
-  matrix a quarter as often as four rank-1 updates (1.7x faster measured); **sum** folds two
-  partial accumulators (staged features included), so partial gathers combine exactly;
+  accumulator: the normal matrix ``sum f f^T``, the right-hand side ``sum t f`` and the number
+  of ratings. Features are staged four at a time and added as one rank-4 update, which reads
+  and writes the ``d x d`` matrix a quarter as often as four rank-1 updates (1.7x faster
+  measured); **sum** folds two partial accumulators (staged features included), so partial
+  gathers from several partitions combine exactly;
 * **apply** adds the staged remainder and ``lam_v I`` and solves by a Cholesky factorization
-  written out in Numba (no LAPACK at run time).
+  written out in Numba (no LAPACK at run time);
+* **scatter** signals every neighbour, so the other side runs in the next superstep (dynamic
+  scheduling).
 
-There is no scatter: the next side is made active by the caller (the engine's ``active``
-argument), which saves a signal write per rating. The sync engine's semantics make each
-half-step exact: a gather reads only the other side's factors, fixed during that superstep.
+The sync engine's semantics make each half-step exact: a gather reads only the other side's
+factors, fixed during that superstep.
 """
 
 from __future__ import annotations
@@ -53,6 +57,41 @@ def layout(rank: int, biases: bool) -> tuple[int, int]:
     """``(d, width)``: unknowns per vertex and the stored row width (``d`` rounded up to 4)."""
     d = int(rank) + (1 if biases else 0)
     return d, (d + 3) // 4 * 4
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
+
+
+@njit(cache=True)
+def _mix64(z):
+    """SplitMix64's output function (a bijection of 64-bit words with good avalanche)."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def start_value(seed, vid, j):
+    """A standard normal draw fixed by ``(seed, vid, j)``: two SplitMix64 words, Box-Muller.
+
+    Every process computes the same starting vector for a vertex, whatever the partitioning.
+    """
+    key = np.uint64(seed) * _GOLDEN + np.uint64(vid) * _M1 + np.uint64(j) * _M2
+    a = _mix64(key + _GOLDEN)
+    b = _mix64(key ^ _M2)
+    u1 = (float(a >> np.uint64(11)) + 1.0) * _TO_UNIT  # in (0, 1]
+    u2 = float(b >> np.uint64(11)) * _TO_UNIT
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+
+
+@njit(cache=True)
+def _start(w, seed, vid, k, std):
+    """``w[:k]`` = ``std`` times the normals of :func:`start_value`; the rest (bias, padding) 0."""
+    for j in range(w.shape[0]):
+        w[j] = std * start_value(seed, vid, j) if j < k else 0.0
 
 
 @njit(cache=True)
@@ -190,15 +229,27 @@ class ALSProgram(VertexProgram):
     mean : float
         Subtracted from every rating (the global mean); kept as ``self.mu`` (``mean`` would clash
         with the numpy record method in debug mode).
+    seed, init_std : int, float
+        ``init`` gives every vertex factors ``init_std * N(0, 1)`` from :func:`start_value`
+        (the same on any number of processes) and bias 0.
 
-    Set the item vectors (``engine.columns["w"]``), then alternate ``engine.run(1,
-    active=users)`` and ``engine.run(1, active=items)``; each pair is one iteration.
+    Run it with the users (vertices ``0..U-1``) active in superstep 0: each side's scatter
+    signals the other, so ``2 * iters`` supersteps make ``iters`` iterations.
     """
 
     gather_edges = ALL
+    scatter_edges = ALL
+    dynamic = True
 
     def __init__(
-        self, rank: int = 20, reg: float = 0.1, weighted: bool = True, biases: bool = True, mean: float = 0.0
+        self,
+        rank: int = 20,
+        reg: float = 0.1,
+        weighted: bool = True,
+        biases: bool = True,
+        mean: float = 0.0,
+        seed: int = 0,
+        init_std: float = 0.1,
     ) -> None:
         if rank < 1:
             raise ValueError(f"Expected rank >= 1 (got {rank})")
@@ -209,9 +260,14 @@ class ALSProgram(VertexProgram):
         self.weighted = bool(weighted)
         self.biases = bool(biases)
         self.mu = float(mean)
+        self.seed = int(seed)
+        self.init_std = float(init_std)
         self.dim, width = layout(rank, biases)
         self.vertex_data = {"w": (np.float64, width)}
         self.gather_type = (np.float64, (self.dim + 6, width))
+
+    def init(self, v, ctx):
+        _start(v.w, self.seed, v.vid, self.rank, self.init_std)
 
     def gather(self, v, e, nbr, acc):
         _normal_add(acc, nbr.w, e.weight - self.mu, self.rank, self.biases)
@@ -224,6 +280,9 @@ class ALSProgram(VertexProgram):
         # n_v counted by the gather (not the local degree, which a partition would cut short)
         lam = self.reg * total[self.dim + 5, 1] if self.weighted else self.reg
         _cholesky_solve(total, self.dim, lam, v.w)
+
+    def scatter(self, v, e, nbr):
+        return True
 
 
 def als(
@@ -240,6 +299,8 @@ def als(
     threads: int | None = None,
     debug: bool = False,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    procs: int = 1,
+    partition: str = "hdrf",
 ) -> MFModel:
     """Factorize a ratings matrix by alternating least squares (see the module docstring).
 
@@ -258,8 +319,9 @@ def als(
     biases : bool, default True
         Also learn a bias per user and per item.
     init_std : float, default 0.1
-        Item factors start as ``N(0, init_std^2)`` draws (``numpy.random.default_rng(seed)``);
-        biases start at 0. (User factors are solved first, so their start does not matter.)
+        Item factors start as ``init_std`` times standard normals drawn by
+        :func:`start_value` from ``(seed, vertex, j)``; biases start at 0. (User factors are
+        solved first, so their start does not matter.)
     seed : int, default 0
     test : Ratings, optional
         Held-out ratings; their RMSE is recorded after every iteration.
@@ -270,6 +332,12 @@ def als(
     progress : callable, optional
         Called after every iteration with ``{"iteration", "seconds", "train_rmse",
         "test_rmse"}`` (the RMSEs when tracked: with ``progress`` or ``test`` given).
+    procs : int, default 1
+        Run on this many local processes (:func:`gas.runtime.local.run_distributed`); the
+        result equals one process's up to the order of floating-point sums. Only the final
+        RMSEs are then recorded.
+    partition : str, default "hdrf"
+        Partitioner for ``procs > 1``.
 
     Returns
     -------
@@ -294,5 +362,5 @@ def als(
         raise ValueError(f"Expected iters >= 0 (got {iters})")
     fit = _Fit(ratings, "als", rank, init_std, seed, test, biases)
     fit.params.update(reg=float(reg), iters=int(iters), weighted=bool(weighted), biases=bool(biases))
-    prog = ALSProgram(rank, reg, weighted, biases, fit.mean)
-    return fit.run(prog, iters, threads, debug, progress, alternate=True)
+    prog = ALSProgram(rank, reg, weighted, biases, fit.mean, seed, init_std)
+    return fit.run(prog, iters, threads, debug, progress, alternate=True, procs=procs, partition=partition)

@@ -75,6 +75,8 @@ def register(subparsers: Any) -> None:
         default=True,
         help="weighted-lambda regularization (Zhou et al. 2008): lambda * number of ratings",
     )
+    p.add_argument("--procs", type=int, default=1, help="run on this many local processes")
+    p.add_argument("--partition", default="hdrf", help="partitioner for --procs > 1")
     p.set_defaults(func=_cmd_train, algorithm="als")
 
     p = subparsers.add_parser(
@@ -153,7 +155,17 @@ def _cmd_train(args: argparse.Namespace) -> int:
     )
     try:
         if args.algorithm == "als":
-            model = als(train, reg=args.reg, iters=args.iters, weighted=args.weighted, **common)
+            if args.procs < 1:
+                raise GasError(f"Expected --procs >= 1 (got {args.procs})")
+            model = als(
+                train,
+                reg=args.reg,
+                iters=args.iters,
+                weighted=args.weighted,
+                procs=args.procs,
+                partition=args.partition,
+                **common,
+            )
         else:
             model = sgd(
                 train,

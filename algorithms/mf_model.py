@@ -569,26 +569,58 @@ class _Fit:
         debug: bool,
         progress: Callable[[dict[str, Any]], None] | None,
         alternate: bool,
+        procs: int = 1,
+        partition: str = "hdrf",
     ) -> MFModel:
-        """Run ``program`` from :meth:`start` for ``iters`` iterations and build the model.
+        """Run ``program`` for ``iters`` iterations and build the model.
 
-        ``alternate``: an iteration is two supersteps, the first with the users active, the
-        second with the items (each a ``run(1, active=...)`` of the same engine, so no signals
-        are needed). Otherwise one run of ``iters`` supersteps with every vertex active.
+        ``alternate``: an iteration is two supersteps, the users active in the first (they
+        signal the items for the second) and the program sets its own starting vectors in
+        ``init``; otherwise one superstep per iteration with every vertex active, starting from
+        :meth:`start`. ``procs > 1`` runs on local worker processes
+        (:func:`gas.runtime.local.run_distributed`); then only the final RMSEs are known.
         """
         from gas.engine import SyncEngine
 
         g = self.graph
-        eng = SyncEngine(g, program, threads=threads, debug=debug)
-        w0 = self.start()
-        eng.columns["w"][:, : w0.shape[1]] = w0  # columns past the unknowns (padding) stay 0
-        track = progress is not None or self.test is not None
-        history: list[dict[str, Any]] = []
         u = self.num_users
-        train = (g.src[g.src < u], g.dst[g.src < u] - u, g.edata["weight"][g.src < u]) if track else None
+        per = 2 if alternate else 1
+        active = np.arange(u) if alternate else None
+        history: list[dict[str, Any]] = []
+        if procs > 1:
+            from gas.runtime.local import run_distributed
 
-        def record(seconds: float) -> None:
-            rec: dict[str, Any] = {"iteration": len(history) + 1, "seconds": seconds}
+            if not alternate:
+                raise ValueError("this program runs on one process only (procs=1)")
+            res = run_distributed(
+                g, program, procs=procs, partition=partition, max_iter=per * iters, active=active
+            )
+            secs = [st["seconds"] for st in res.stats]
+            for j in range(len(secs) // per):
+                history.append({"iteration": j + 1, "seconds": float(sum(secs[per * j : per * j + per]))})
+            model = self.model(res.vertex_data["w"], history)
+            if history:
+                history[-1]["train_rmse"] = model._rmse_internal(*self._train())
+                if self.test is not None:
+                    history[-1]["test_rmse"] = model._rmse_internal(*self._test)
+            if progress is not None:
+                for rec in history:
+                    progress(rec)
+            return model
+        eng = SyncEngine(g, program, threads=threads, debug=debug)
+        if not alternate:
+            w0 = self.start()
+            eng.columns["w"][:, : w0.shape[1]] = w0  # columns past the unknowns (padding) stay 0
+        track = progress is not None or self.test is not None
+        train = self._train() if track else None
+        pending = {"seconds": 0.0}
+
+        def record(stat: dict[str, Any]) -> None:
+            pending["seconds"] += stat["seconds"]
+            if (stat["iteration"] + 1) % per:
+                return
+            rec: dict[str, Any] = {"iteration": len(history) + 1, "seconds": pending["seconds"]}
+            pending["seconds"] = 0.0
             if track:
                 m = self.model(eng.columns["w"])
                 rec["train_rmse"] = m._rmse_internal(*train)
@@ -598,14 +630,10 @@ class _Fit:
             if progress is not None:
                 progress(rec)
 
-        if alternate:
-            users = np.arange(u)
-            items = np.arange(u, g.num_vertices)
-            for _ in range(iters):
-                seconds = 0.0
-                for side in (users, items):
-                    seconds += eng.run(1, active=side).stats[0]["seconds"]
-                record(seconds)
-        else:
-            eng.run(iters, progress=lambda stat: record(stat["seconds"]))
+        eng.run(per * iters, active=active, progress=record)
         return self.model(eng.columns["w"], history)
+
+    def _train(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Internal (user, item, rating) arrays of the training graph's edges."""
+        g, u = self.graph, self.num_users
+        return g.src, g.dst - u, g.edata["weight"]

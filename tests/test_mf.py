@@ -15,7 +15,7 @@ from conftest import shared_path
 from numba import njit
 
 import gas
-from gas.algorithms.als import ALSProgram, _flush, _merge, _normal_add, als, layout
+from gas.algorithms.als import ALSProgram, _flush, _merge, _normal_add, als, layout, start_value
 from gas.algorithms.mf_model import MFModel
 from gas.algorithms.sgd import sgd
 from gas.cli import main
@@ -49,6 +49,22 @@ def test_als_recovers_a_partly_observed_low_rank_matrix():
     assert m.rmse(r, clip=False) < 1e-6
 
 
+class HostStartALS(ALSProgram):
+    """The bundled program with the starting vectors set by the caller (no init)."""
+
+    def init(self, v, ctx):
+        pass
+
+
+def test_als_start_is_deterministic_and_standard_normal():
+    z = np.array([start_value(7, v, j) for v in range(2000) for j in range(5)])
+    again = np.array([start_value(7, v, j) for v in range(2000) for j in range(5)])
+    np.testing.assert_array_equal(z, again)
+    # 10,000 draws: mean within 4 standard errors of 0, variance within 5 % of 1
+    assert abs(z.mean()) < 4 / 100 and abs(z.var() - 1.0) < 0.05
+    assert start_value(8, 0, 0) != start_value(7, 0, 0)
+
+
 @pytest.mark.parametrize("biases", [False, True])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("debug", [False, True])
@@ -59,11 +75,11 @@ def test_als_half_step_equals_numpy_normal_equations(biases, weighted, debug):
     r = Ratings.from_arrays(u, i, rng.uniform(1, 5, 120))
     g = r.graph()
     U = r.num_users
-    prog = ALSProgram(k, reg, weighted, biases, mean)
+    prog = HostStartALS(k, reg, weighted, biases, mean)
     eng = gas.SyncEngine(g, prog, debug=debug)
     d, width = layout(k, biases)
     start = np.zeros((g.num_vertices, width))
-    start[:, :d] = rng.normal(size=(g.num_vertices, d))
+    start[:, :d] = rng.normal(size=(g.num_vertices, d))  # nonzero item biases too
     eng.columns["w"][:] = start
     eng.run(max_iter=1, active=np.arange(U))
     got = eng.columns["w"]
@@ -165,12 +181,23 @@ def test_user_written_als_equals_the_bundled_one():
     prog.mu = bundled.global_mean
     g = r.graph()
     eng = gas.SyncEngine(g, prog)
-    # the same start as the bundled one: N(0, 0.1^2) draws from default_rng(seed)
-    eng.columns["w"][:] = np.random.default_rng(3).normal(0.0, 0.1, (g.num_vertices, k))
+    # the same start as the bundled one: 0.1 * start_value(seed, vertex, j)
+    eng.columns["w"][:] = [[0.1 * start_value(3, v, j) for j in range(k)] for v in range(g.num_vertices)]
     eng.run(max_iter=2 * iters, active=np.arange(r.num_users))  # dynamic: scatter signals the other side
     w = eng.columns["w"]
     np.testing.assert_allclose(w[: r.num_users], bundled.user_factors, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(w[r.num_users :], bundled.item_factors, rtol=1e-8, atol=1e-10)
+
+
+def test_als_on_two_processes_equals_one():
+    r = _low_rank(40, 30, 3, keep=0.5, seed=6)
+    train, test = r.split(0.2, seed=0)
+    one = als(train, rank=3, iters=4, test=test)
+    two = als(train, rank=3, iters=4, test=test, procs=2)
+    # same start (hashed per vertex), same sums up to their order
+    np.testing.assert_allclose(two.user_factors, one.user_factors, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(two.item_bias, one.item_bias, rtol=1e-7, atol=1e-9)
+    assert two.history[-1]["test_rmse"] == pytest.approx(one.history[-1]["test_rmse"], rel=1e-6)
 
 
 def test_als_history_and_test_rmse():
@@ -342,7 +369,16 @@ def test_cli_train_predict_recommend(tmp_path, capsys):
     assert main(["recommend", str(model), "--user", str(u[0]), "--top", "3"]) == 0
     rec = capsys.readouterr().out.splitlines()
     assert rec[0] == "item\tscore" and len(rec) == 4
-    assert main(["sgd", str(ratings), "--rank", "3", "--iters", "2", "-q"]) == 0
+    assert main(["sgd", str(ratings), "--rank", "3", "--iters", "2", "--no-biases", "-q"]) == 0
+    capsys.readouterr()
+    # a separate test file, predictions to stdout
+    test_file = tmp_path / "test.tsv"
+    test_file.write_text(f"{u[1]}\t{i[1]}\t4\n12345\t{i[1]}\t2\n")
+    assert main(["als", str(ratings), "--rank", "3", "--iters", "2", "--test", str(test_file), "-q",
+                 "--predict", str(pairs)]) == 0  # fmt: skip
+    out_lines = capsys.readouterr().out.splitlines()
+    assert "test_ratings\t2" in out_lines and "test_cold_start\t1" in out_lines
+    assert out_lines[-2].startswith(f"{u[0]}\t{i[0]}\t") and out_lines[-1].startswith(f"999\t{i[0]}\t")
 
 
 def test_cli_bad_ratings_exit_2_with_file_and_line(tmp_path, capsys):

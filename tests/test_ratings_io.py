@@ -7,11 +7,15 @@ References are plain-Python parses (str.split) of the same text, or the counts i
 from __future__ import annotations
 
 import gzip
+import os
+import tempfile
 import zipfile
 
 import numpy as np
 import pytest
 from conftest import shared_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gas.errors import InputError
 from gas.io.ratings import Ratings, read_pairs, read_ratings
@@ -188,3 +192,31 @@ def test_shared_movielens_and_filmtrust_counts():
     assert ml.rating.min() == 0.5 and ml.rating.max() == 5.0
     ft = read_ratings(shared_path("filmtrust/ratings.txt"))
     assert (ft.num_users, ft.num_items, len(ft)) == (1508, 2071, 35497)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(0, 2**63 - 1),
+            st.integers(0, 2**63 - 1),
+            st.floats(-1e9, 1e9, allow_nan=False, allow_infinity=False),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    sep=st.sampled_from(["\t", ",", " ", "::"]),
+    header=st.booleans(),
+    timestamp=st.booleans(),
+)
+def test_any_separator_header_and_timestamp_round_trip(rows, sep, header, timestamp):
+    # reference: the rows themselves, written out with Python's repr of each float
+    lines = [f"userId{sep}movieId{sep}rating\n"] if header else []
+    lines += [f"{u}{sep}{i}{sep}{x!r}" + (f"{sep}1260759144" if timestamp else "") + "\n" for u, i, x in rows]
+    with tempfile.TemporaryDirectory() as folder:
+        p = os.path.join(folder, "r.txt")
+        with open(p, "w") as f:
+            f.write("".join(lines))
+        r = read_ratings(p)
+    u, i, x = r.original()
+    assert list(zip(u.tolist(), i.tolist(), x.tolist())) == [(a, b, float(c)) for a, b, c in rows]
