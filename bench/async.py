@@ -24,6 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import gas  # noqa: E402
+import gas.datasets  # noqa: E402
 from gas.algorithms.pagerank import DeltaPageRankProgram, PageRankProgram, ResidualPageRankProgram  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"

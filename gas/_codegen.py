@@ -75,7 +75,9 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
         "        return args[0] if args and callable(args[0]) else (lambda f: f)",
         "    prange = range",
         "def _wrap(f):",
-        "    return _nb.njit(f) if (JIT and f is not None) else f",
+        # inlined into the kernels at Numba IR level: a call per edge that is not inlined costs
+        # reference-count updates of every column array (measured 10 vs 190 M edges/s)
+        "    return _nb.njit(f, inline='always') if (JIT and f is not None) else f",
         f"GATHER_IN = {g in (EdgeDir.IN, EdgeDir.ALL)}",
         f"GATHER_OUT = {g in (EdgeDir.OUT, EdgeDir.ALL)}",
         f"SCATTER_IN = {s in (EdgeDir.IN, EdgeDir.ALL)}",

@@ -166,7 +166,7 @@ def k_apply_aggregate_all(chunks, VC, EC, params, acc, ctx, out):
             _agg_add(out, c, _agg_tuple(p, VC, EC, v))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _signal(queued, prio, u, r):
     """Schedule ``u`` with priority ``r`` (a bool or a number; > 0 signals). Idempotent byte store
     plus a max: a racing max can lose the larger priority, never the signal."""
@@ -177,7 +177,7 @@ def _signal(queued, prio, u, r):
             prio[u] = pr
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio):
     if SCATTER_OUT:
         for e in range(out_indptr[v], out_indptr[v + 1]):
