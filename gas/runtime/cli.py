@@ -43,6 +43,21 @@ def add_runtime_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--checkpoint-every", type=int, default=10, metavar="K", help="snapshot every K supersteps"
     )
+    g.add_argument(
+        "--staleness",
+        type=int,
+        default=None,
+        metavar="S",
+        help="bounded staleness (SSP) with --procs: the fastest worker runs at most S supersteps ahead "
+        "of the slowest, reading mirror values at most S supersteps old; 0 is BSP (static programs "
+        "such as pagerank); default: BSP",
+    )
+    g.add_argument(
+        "--straggler",
+        default=None,
+        metavar="RANK:SECONDS",
+        help="slow down one worker: add SECONDS to every superstep of RANK (tests, benchmarks)",
+    )
 
 
 def _program(command: str, args: argparse.Namespace, g: Any) -> tuple[Any, int, Any, dict[str, Any]]:
@@ -70,6 +85,24 @@ def _program(command: str, args: argparse.Namespace, g: Any) -> tuple[Any, int, 
     raise GasError(f"{command} has no distributed runner")
 
 
+def _check_ssp_args(args: argparse.Namespace, procs: int, size: int) -> None:
+    """--staleness/--straggler need several ranks and sane values (checked before loading)."""
+    s, strag = getattr(args, "staleness", None), getattr(args, "straggler", None)
+    if s is None and strag is None:
+        return
+    what = "--staleness" if s is not None else "--straggler"
+    if procs <= 1 and size == 1:
+        raise GasError(f"{what} needs several workers: add --procs N (N > 1) or run under a launcher")
+    if s is not None and s < 0:
+        raise GasError(f"Expected --staleness S >= 0 supersteps (got {s}); 0 is BSP")
+    if strag is not None:
+        from gas.runtime.ssp import parse_straggler
+
+        rank, _ = parse_straggler(strag)
+        if rank >= max(procs, size):
+            raise GasError(f"--straggler rank {rank} does not exist ({max(procs, size)} ranks)")
+
+
 def _report(command: str, args: argparse.Namespace, g: Any, res: Any) -> int:
     """What the single-process subcommands print and write, from a distributed result."""
     from gas.cli import write_values
@@ -81,6 +114,14 @@ def _report(command: str, args: argparse.Namespace, g: Any, res: Any) -> int:
             f"{res.iterations} supersteps in {secs:.2f} s; rank 0 sent {sent / 1e6:.1f} MB",
             file=sys.stderr,
         )
+        ssp = getattr(res, "ssp", None)
+        if ssp:
+            print(
+                f"staleness bound {ssp['staleness']}: observed mean {ssp.get('staleness_mean', 0):.2f}, "
+                f"max {ssp.get('staleness_max', 0)}; supersteps per worker {ssp.get('clocks')}; "
+                f"blocked seconds per worker {ssp.get('wait_seconds')}",
+                file=sys.stderr,
+            )
     if command == "pagerank":
         values, fmt = res.output, "%.17g"
         top = getattr(args, "top", 0)
@@ -138,6 +179,7 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
         raise GasError(
             f"--procs {procs} inside a launcher job ({source} gives {size} ranks): use one or the other"
         )
+    _check_ssp_args(args, procs, size)
     if procs == 1 and size == 1 and not args.checkpoint_dir:
         return None
     program, max_iter, active, extra = _program(command, args, g)
@@ -160,6 +202,8 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
                 active=active,
                 progress=progress,
                 checkpoint=ck,
+                staleness=getattr(args, "staleness", None),
+                straggler=getattr(args, "straggler", None),
             )
         except BaseException as exc:
             if t is not None:
@@ -181,6 +225,8 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
         active=active,
         progress=progress,
         checkpoint=ck,
+        staleness=getattr(args, "staleness", None),
+        straggler=getattr(args, "straggler", None),
     )
     return _report(command, args, g, res)
 
@@ -201,6 +247,7 @@ def maybe_distributed_file(args: argparse.Namespace, command: str) -> int | None
 
     procs = getattr(args, "procs", 1) or 1
     _, size, source = detect_world()
+    _check_ssp_args(args, procs, size)
     if (procs <= 1 and size == 1) or procs < 1:
         return None
     if size > 1 and procs > 1:

@@ -317,6 +317,8 @@ _JOB_ARGS = (
     "partition",
     "seed",
     "quiet",
+    "staleness",
+    "straggler",
 )
 
 
@@ -360,7 +362,7 @@ def run_file_job(
     import argparse
 
     from gas.runtime.cli import _program
-    from gas.runtime.exchange import run_partition
+    from gas.runtime.ssp import run_part, ssp_job
 
     ns = argparse.Namespace(**job["args"])
     t0 = time.perf_counter()
@@ -384,7 +386,15 @@ def run_file_job(
         )
     view = IdView(lp.ids, lp.weighted, lp.min_weight)
     program, max_iter, active, _ = _program(job["command"], ns, view)
-    res = run_partition(
+    ssp = ssp_job(
+        program,
+        getattr(ns, "staleness", None),
+        getattr(ns, "straggler", None),
+        active=active,
+        checkpoint=job.get("checkpoint"),
+    )
+    res = run_part(
+        ssp,
         lp.part,
         program,
         comm,

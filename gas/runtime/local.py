@@ -43,8 +43,9 @@ from gas.errors import GasError
 from gas.graph import Graph
 from gas.program import VertexProgram
 from gas.runtime.comm import Comm
-from gas.runtime.exchange import WorkerPart, part_of_graph, run_partition
+from gas.runtime.exchange import WorkerPart, part_of_graph
 from gas.runtime.protocol import DATA
+from gas.runtime.ssp import run_part, ssp_job
 from gas.runtime.transport import Transport
 
 __all__ = ["LocalCluster", "run_distributed", "run_launched", "program_to_json", "program_from_json"]
@@ -230,7 +231,8 @@ def serve(comm: Comm) -> None:
         program = program_from_json(job["program"])
         active = job.get("active")
         restore = recv_restore(comm.t, job["restore"]) if job.get("restore") else None
-        run_partition(
+        run_part(
+            job.get("ssp"),
             part,
             program,
             comm,
@@ -286,10 +288,16 @@ class LocalCluster:
         checkpoint: dict[str, Any] | None = None,
         assignment: Any = None,
         restore: dict[str, Any] | None = None,
+        staleness: int | None = None,
+        straggler: Any = None,
     ) -> RunResult:
-        """Partition ``graph``, run ``program`` on every rank; the whole result (rank 0)."""
+        """Partition ``graph``, run ``program`` on every rank; the whole result (rank 0).
+
+        ``staleness``/``straggler``: bounded staleness (see :mod:`gas.runtime.ssp`).
+        """
         from gas.partition import partition as make_partition
 
+        ssp = ssp_job(program, staleness, straggler, active=active, checkpoint=checkpoint, restore=restore)
         P = self.procs
         if assignment is None:
             assignment = make_partition(graph, partition, num_parts=P, seed=seed)
@@ -309,6 +317,7 @@ class LocalCluster:
                 "max_iter": int(max_iter),
                 "active": None if act is None else act.tolist(),
                 "checkpoint": checkpoint,
+                "ssp": ssp,
                 "restore": None
                 if restore is None
                 else {
@@ -325,7 +334,8 @@ class LocalCluster:
                     send_restore(t, r, restore)
         part0 = part_of_graph(graph, assignment.master, assignment.edge_part, 0)
         try:
-            return run_partition(
+            return run_part(
+                ssp,
                 part0,
                 program,
                 self.comm,
@@ -382,6 +392,8 @@ def run_distributed(
     progress: Callable[[dict[str, Any]], None] | None = None,
     checkpoint: dict[str, Any] | None = None,
     cluster: LocalCluster | None = None,
+    staleness: int | None = None,
+    straggler: Any = None,
 ) -> RunResult:
     """Run ``program`` on ``graph`` split over ``procs`` local processes (see the module docstring).
 
@@ -399,6 +411,11 @@ def run_distributed(
         ``{"dir": D, "every": K}``: snapshot every K supersteps (see :mod:`gas.runtime.checkpoint`).
     cluster : LocalCluster, optional
         Reuse running workers (``procs`` is then the cluster's).
+    staleness : int, optional
+        Bounded staleness ``s >= 0`` (SSP, :mod:`gas.runtime.ssp`): the fastest worker runs at
+        most ``s`` supersteps ahead of the slowest; 0 is BSP. Static programs only.
+    straggler : (int, float) or str, optional
+        ``(rank, seconds)`` or ``"RANK:SECONDS"``: delay added to each superstep of that rank.
 
     Returns
     -------
@@ -416,6 +433,8 @@ def run_distributed(
             active=active,
             progress=progress,
             checkpoint=checkpoint,
+            staleness=staleness,
+            straggler=straggler,
         )
     with LocalCluster(procs) as c:
         return c.run(
@@ -427,6 +446,8 @@ def run_distributed(
             active=active,
             progress=progress,
             checkpoint=checkpoint,
+            staleness=staleness,
+            straggler=straggler,
         )
 
 
@@ -441,6 +462,8 @@ def run_launched(
     active: Any = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
     checkpoint: dict[str, Any] | None = None,
+    staleness: int | None = None,
+    straggler: Any = None,
 ) -> RunResult | None:
     """Every rank of a launcher-started job holds ``graph``; each runs its part (same seed).
 
@@ -448,6 +471,7 @@ def run_launched(
     """
     from gas.partition import partition as make_partition
 
+    ssp = ssp_job(program, staleness, straggler, active=active, checkpoint=checkpoint)
     t0 = time.perf_counter()
     a = make_partition(graph, partition, num_parts=comm.size, seed=seed)
     part = part_of_graph(graph, a.master, a.edge_part, comm.rank)
@@ -456,7 +480,8 @@ def run_launched(
             f"partitioned ({partition}, {comm.size} parts) in {time.perf_counter() - t0:.2f} s",
             file=sys.stderr,
         )
-    res = run_partition(
+    res = run_part(
+        ssp,
         part,
         program,
         comm,

@@ -1,0 +1,521 @@
+"""Bounded staleness (SSP, stale synchronous parallel) across workers, for static programs.
+
+Each rank keeps a *clock*: the number of supersteps it has completed. Under a staleness bound
+``s`` a rank at clock ``c`` (running superstep ``c``) never waits at a global barrier; it waits
+only until every other rank has completed superstep ``c - 1 - s`` (the SSP rule of Ho et al.,
+NIPS'13: the fastest rank runs at most ``s`` supersteps ahead of the slowest), and it reads the
+freshest values it holds, which are then at most ``s`` supersteps older than the ones a
+bulk-synchronous run would read.
+
+Messages, per rank and superstep ``k``, tagged with ``k`` (per-sender order is kept by the
+transport):
+
+* *partial* (after the local gather): the partial gather totals of this rank's mirrors, to each
+  master rank that gathers them (what ``reduce_gather`` sends in a BSP superstep);
+* *values* (after apply): the new data of this rank's masters to each rank mirroring them,
+  together with this rank's share of the aggregates (over its masters), to every rank.
+
+A rank at clock ``c`` consumes a peer's messages in order as long as they are not from the
+future: partials of superstep ``<= c`` and values of superstep ``<= c - 1``. Consumed values
+overwrite the mirror rows at once; consumed partials replace the peer's last partial, which the
+master folds into its own total (peers in rank order) before apply; ``ctx`` aggregates are the
+rank-ordered fold of every rank's latest share. With ``s = 0`` every rank reads exactly
+superstep ``c - 1``'s values and ``c``'s partials, so the run is the BSP run, bit for bit.
+
+Stopping: every rank sees every share of the aggregates, so each evaluates ``converged`` on
+each *complete* superstep (all shares present) in order; the first superstep ``K`` that ends a
+run of ``s + 2`` passing supersteps (1 for ``s = 0``) is the same everywhere. One passing
+superstep is not enough under staleness: a rank may read the same stale peer data for up to
+``s + 1`` supersteps in a row, and then reports a change near zero without having converged;
+within ``s + 2`` supersteps every rank has read newer data from every peer. A rank stops as
+soon as it knows ``K`` (or reaches ``max_iter``), then says *done* and drains the others'
+messages up to their *done*; fast ranks may have run up to ``s`` supersteps past ``K`` (their
+masters keep the newer values).
+
+Observed staleness of a superstep: the largest lag, in supersteps, of any peer data it read
+behind what BSP would read (values of ``c - 1``, partials of ``c``). The run statistics give it
+per superstep, and :attr:`SSPRunResult.ssp` its mean and max over every rank's supersteps.
+
+Only programs with ``dynamic = False`` and no scatter run here (signals would need the active
+set agreed every superstep, which is a barrier); others are rejected with a clear error.
+
+Examples
+--------
+>>> import threading, numpy as np, gas
+>>> from gas.runtime.comm import Comm
+>>> from gas.runtime.exchange import part_of_graph
+>>> from gas.runtime.transport import InProcHub
+>>> from gas.algorithms.pagerank import PageRankProgram
+>>> g = gas.Graph.from_edges([0, 1, 2, 2, 3], [1, 2, 0, 3, 0])
+>>> hub = InProcHub(2)
+>>> out = [None, None]
+>>> def work(r):
+...     part = part_of_graph(g, np.array([0, 0, 1, 1]), g.src % 2, r)
+...     out[r] = run_partition_ssp(part, PageRankProgram(tol=1e-12), Comm(hub.transport(r)),
+...                                max_iter=500, staleness=2, straggler=(1, 0.001))
+>>> ts = [threading.Thread(target=work, args=(r,)) for r in range(2)]
+>>> for t in ts: t.start()
+>>> for t in ts: t.join()
+>>> bool(np.abs(out[0].output - gas.algorithms.pagerank(g, tol=1e-12)).sum() < 1e-6)
+True
+>>> out[0].converged, out[0].ssp["staleness_max"] <= 2
+(True, True)
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gas.engine import RunResult
+from gas.errors import GasError
+from gas.program import EdgeDir, VertexProgram
+from gas.runtime.comm import Comm, _fold
+from gas.runtime.exchange import DistEngine, NetworkExchange, WorkerPart, build_partition
+from gas.runtime.protocol import DATA, Message
+from gas.runtime.transport import RecvTimeout
+from gas.threads import num_threads
+
+__all__ = ["SSPRunResult", "run_partition_ssp", "run_part", "ssp_job", "check_ssp", "parse_straggler"]
+
+PARTIAL, VALUES, DONE = 0, 1, 2
+_TAG_BASE = 1 << 40  # SSP tags never collide with collective sequence numbers
+
+
+def _tag(kind: int, clock: int) -> int:
+    return _TAG_BASE + 4 * (clock + 1) + kind
+
+
+def _untag(tag: int) -> tuple[int, int]:
+    t = int(tag) - _TAG_BASE
+    return t % 4, t // 4 - 1
+
+
+@dataclass
+class SSPRunResult(RunResult):
+    """A :class:`RunResult` plus the run's staleness summary.
+
+    Attributes
+    ----------
+    ssp : dict
+        ``staleness`` (the bound), ``staleness_mean`` and ``staleness_max`` (observed, over every
+        rank's supersteps), ``clocks`` (supersteps completed by each rank), ``wait_seconds``
+        (time each rank spent blocked), ``stop_superstep`` (the agreed converged superstep, or
+        None).
+    """
+
+    ssp: dict[str, Any] = field(default_factory=dict)
+
+
+def check_ssp(program: VertexProgram, staleness: int | None, straggler: Any = None) -> None:
+    """Reject what bounded staleness cannot run, with the reason (before any work starts)."""
+    if staleness is None:
+        if straggler is not None:
+            parse_straggler(straggler)
+        return
+    if isinstance(staleness, bool) or not isinstance(staleness, (int, np.integer)) or staleness < 0:
+        raise GasError(f"Expected a staleness bound s >= 0 supersteps (got {staleness!r})")
+    if program.dynamic or EdgeDir(program.scatter_edges) != EdgeDir.NONE:
+        raise GasError(
+            f"{type(program).__name__} signals vertices (dynamic or scatter), which needs the active "
+            "set agreed every superstep; bounded staleness runs static programs only (e.g. PageRank). "
+            "Hint: drop --staleness"
+        )
+    if straggler is not None:
+        parse_straggler(straggler)
+
+
+def parse_straggler(spec: Any) -> tuple[int, float]:
+    """``(rank, seconds)`` from a tuple or a ``"RANK:SECONDS"`` string.
+
+    Examples
+    --------
+    >>> parse_straggler("1:0.05")
+    (1, 0.05)
+    """
+    if isinstance(spec, str):
+        rank_s, sep, secs_s = spec.partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            rank, secs = int(rank_s), float(secs_s)
+        except ValueError:
+            raise GasError(f"Expected --straggler RANK:SECONDS, e.g. 1:0.05 (got {spec!r})") from None
+    else:
+        try:
+            rank, secs = int(spec[0]), float(spec[1])
+        except (TypeError, ValueError, IndexError):
+            raise GasError(f"Expected a straggler (rank, seconds) (got {spec!r})") from None
+    if rank < 0 or not np.isfinite(secs) or secs < 0:
+        raise GasError(f"Expected a straggler rank >= 0 and a delay >= 0 seconds (got {rank}:{secs})")
+    return rank, secs
+
+
+def _local_aggregate(eng: DistEngine) -> np.ndarray:
+    """This rank's share of the aggregates (its masters), as DistEngine._aggregate computes it."""
+    spec = eng.spec
+    ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
+    vals = np.zeros(len(spec.agg_names), np.float64)
+    for j, op in enumerate(spec.agg_ops):
+        vals[j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
+    runs = ex.master_runs
+    if runs.size and spec.agg_names:
+        out = np.empty((runs.shape[0] - 1, len(spec.agg_names)), np.float64)
+        eng.k.k_aggregate(runs, eng.VC, eng.EC, eng.params, out)
+        mine = out[0::2]
+        for j, op in enumerate(spec.agg_ops):
+            col = mine[:, j]
+            vals[j] = col.sum() if op == 0 else (col.max() if op == 1 else col.min())
+    return vals
+
+
+def _fold_ranks(shares: list[np.ndarray], ops: tuple[int, ...]) -> np.ndarray:
+    """Rank-ordered fold, the same operations as :meth:`Comm.allreduce` (bit-identical)."""
+    acc = shares[0].copy()
+    for b in shares[1:]:
+        for j, op in enumerate(ops):
+            acc[j] = _fold(acc[j : j + 1], b[j : j + 1], op)[0]
+    return acc
+
+
+class _SSPState:
+    """One rank's view of the others: pending messages, clocks, latest partials and shares."""
+
+    def __init__(self, comm: Comm, eng: DistEngine, first_shares: list[np.ndarray], staleness: int) -> None:
+        self.comm = comm
+        self.t = comm.t
+        self.eng = eng
+        self.ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
+        self.peers = comm.peers()
+        self.pending: dict[int, deque[Message]] = {q: deque() for q in self.peers}
+        self.vclock = {q: -1 for q in self.peers}  # last superstep whose values were consumed
+        self.pclock = {q: -1 for q in self.peers}  # last superstep whose partials were consumed
+        self.done: set[int] = set()
+        self.closed: set[int] = set()
+        self.partials: dict[int, np.ndarray] = {}
+        spec = eng.spec
+        self.ops = tuple(spec.agg_ops)
+        self.shares: list[np.ndarray] = [np.asarray(a, np.float64) for a in first_shares]
+        self.by_clock: dict[int, list[np.ndarray | None]] = {}
+        self.next_check = 0
+        self.stop_at: int | None = None
+        self.passed = 0
+        self.window = 1 if staleness == 0 else staleness + 2
+        self.conv = getattr(eng.program, "converged", None)
+        self.cols = [eng.columns[k] for k in self.ex.sync_names]
+        self.bytes_sent = 0
+
+    # ------------------------------------------------------------------ messages
+    def send(self, q: int, kind: int, clock: int, arrays: list[np.ndarray]) -> None:
+        assert self.t is not None
+        self.bytes_sent += self.t.send(q, DATA, _tag(kind, clock), arrays)
+
+    def pump(self, wait: float) -> None:
+        """Move every message that has arrived into the pending queues (waiting up to ``wait``)."""
+        t = self.t
+        assert t is not None
+        deadline = time.monotonic() + wait
+        for _ in range(10_000):
+            if any(t._stash[q] for q in self.peers) and deadline > time.monotonic():
+                deadline = time.monotonic()  # something arrived: take the rest without waiting
+            try:
+                t._pump(-1, None, deadline)
+            except RecvTimeout:
+                break
+        for q in self.peers:
+            # nothing after a peer's done is ours: the collectives that follow stay in the transport
+            while t._stash[q] and q not in self.closed:
+                msg = t.recv(q, DATA, None)
+                self.pending[q].append(msg)
+                if _untag(msg.tag)[0] == DONE:
+                    self.closed.add(q)
+
+    def consume(self, clock: int) -> None:
+        """Apply every pending message not from the future of superstep ``clock``."""
+        for q in self.peers:
+            pend = self.pending[q]
+            while pend:
+                kind, k = _untag(pend[0].tag)
+                if kind == PARTIAL and k <= clock:
+                    self.partials[q] = pend.popleft().arrays[0]
+                    self.pclock[q] = k
+                elif kind == VALUES and k <= clock - 1:
+                    arrays = pend.popleft().arrays
+                    rows = self.ex.mirror_lists[q]
+                    if rows.size:
+                        for c, vals in zip(self.cols, arrays[1:]):
+                            c[rows] = vals
+                    self.vclock[q] = k
+                    self.record_share(q, k, arrays[0])
+                elif kind == DONE:
+                    pend.popleft()
+                    self.done.add(q)
+                elif kind in (PARTIAL, VALUES):
+                    break
+                else:
+                    raise GasError(f"rank {q} sent an unknown SSP message (tag {pend[0].tag})")
+
+    def record_share(self, r: int, k: int, vals: np.ndarray) -> None:
+        self.shares[r] = np.asarray(vals, np.float64)
+        row = self.by_clock.setdefault(k, [None] * self.comm.size)
+        row[r] = self.shares[r]
+        self.check_stop()
+
+    def check_stop(self) -> None:
+        """Evaluate ``converged`` on complete supersteps, in order (the same answer on every rank)."""
+        while self.stop_at is None:
+            row = self.by_clock.get(self.next_check)
+            if row is None or any(x is None for x in row):
+                return
+            del self.by_clock[self.next_check]
+            if self.conv is not None:
+                vals = _fold_ranks(row, self.ops)  # type: ignore[arg-type]
+                ctx = self.eng.ctx.copy()
+                ctx["iteration"] = self.next_check
+                for j, name in enumerate(self.eng.spec.agg_names):
+                    ctx[name] = vals[j]
+                self.passed = self.passed + 1 if bool(self.conv(ctx.view(np.recarray)[0])) else 0
+                if self.passed >= self.window:
+                    self.stop_at = self.next_check
+                    self.final = {n: float(vals[j]) for j, n in enumerate(self.eng.spec.agg_names)}
+            self.next_check += 1
+
+    def wait(self, ready: Callable[[], bool], clock: int) -> float:
+        """Block until ``ready()`` or the stop superstep is known; returns the seconds waited."""
+        self.consume(clock)
+        if ready() or self.stop_at is not None:
+            return 0.0
+        t0 = time.perf_counter()
+        while not ready() and self.stop_at is None:
+            self.pump(0.05)
+            self.consume(clock)
+        return time.perf_counter() - t0
+
+    def drain(self) -> None:
+        """Say done, then discard the others' messages up to their done (no SSP message left)."""
+        for q in self.peers:
+            self.send(q, DONE, 0, [])
+        for q in self.peers:
+            while q not in self.done:
+                pend = self.pending[q]
+                while pend and q not in self.done:
+                    kind, _ = _untag(pend.popleft().tag)
+                    if kind == DONE:
+                        self.done.add(q)
+                if q not in self.done:
+                    self.pump(0.05)
+
+
+def run_partition_ssp(
+    part: WorkerPart,
+    program: VertexProgram,
+    comm: Comm,
+    *,
+    max_iter: int = 100,
+    staleness: int = 0,
+    straggler: Any = None,
+    threads: int | None = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> SSPRunResult:
+    """Run a static ``program`` on this rank's part with staleness bound ``staleness``.
+
+    Like :func:`gas.runtime.exchange.run_partition` (rank 0 returns every vertex's data), with
+    ``straggler = (rank, seconds)`` (or ``"RANK:SECONDS"``) adding a delay to each superstep
+    of that rank. Statistics per superstep (rank 0's) give the aggregates the superstep read
+    (under BSP, those at the end of the superstep before: a complete one is only known later)
+    and gain ``staleness`` (observed), ``wait_seconds`` and ``bytes_sent``;
+    :attr:`SSPRunResult.ssp` sums up every rank, and ``aggregates`` are those of the agreed
+    converged superstep.
+    """
+    check_ssp(program, staleness, straggler)
+    s = int(staleness)
+    delay = 0.0
+    if straggler is not None:
+        srank, secs = parse_straggler(straggler)
+        delay = secs if srank == comm.rank else 0.0
+    if max_iter < 0:
+        raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
+    partition, outd, ind, _ = build_partition(part, comm)
+    eng = DistEngine(partition, program, comm, outd, ind, part.master, threads=threads)
+    ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
+    g, k = eng.graph, eng.k
+    n = g.num_vertices
+    spec = eng.spec
+    VC, EC, P, C, ch = eng.VC, eng.EC, eng.params, eng.ctx, eng.chunks
+    topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
+    act = np.ones(n, np.uint8)
+    masters = partition.is_master.astype(np.uint8)
+    gathers = program.gather_edges != EdgeDir.NONE
+    total_visit = int(eng._visit_deg.sum())
+    stats: list[dict[str, Any]] = []
+    lag_sum, lag_max, lag_n, waited = 0, 0, 0, 0.0
+    it = 0
+    with num_threads(eng.threads):
+        C["iteration"] = 0
+        k.k_init(ch, VC, EC, P, C)
+        # every rank's share after init (all-gathered: the same fold as BSP's all-reduce)
+        st = _SSPState(comm, eng, [a[0] for a in comm.allgather([_local_aggregate(eng)])], s)
+        single = comm.t is None
+        aggs: dict[str, float] = {}
+        while it < max_iter:
+            t0 = time.perf_counter()
+            if delay:
+                time.sleep(delay)
+            c = it
+            w = 0.0
+            if not single:
+                # SSP rule: every peer has completed superstep c - 1 - s
+                w += st.wait(lambda c=c: all(st.vclock[q] >= c - 1 - s for q in st.peers), c)
+                if st.stop_at is not None:
+                    break
+            lag = max([c - 1 - st.vclock[q] for q in st.peers], default=0)
+            if spec.agg_names:
+                vals = _fold_ranks(st.shares, st.ops)
+                for j, name in enumerate(spec.agg_names):
+                    C[name] = vals[j]
+            C["iteration"] = c
+            if gathers:
+                if eng._use_segments:
+                    sg = eng._segments()
+                    eids = sg.seg_eid if EC else sg.seg_src
+                    k.k_gather_seg(
+                        sg.bounds, sg.blk_dst, sg.blk_ptr, sg.seg_src, eids, VC, EC, P, eng.acc, eng.zero
+                    )
+                elif spec.gather_shape:
+                    k.k_gather_array(ch, act, VC, EC, P, *topo, eng.acc, eng.zero)
+                else:
+                    k.k_gather(ch, act, VC, EC, P, *topo, eng.acc, eng.zero)
+                for q, ids in ex.mirror_gather.items():
+                    if ids.size:
+                        st.send(q, PARTIAL, c, [eng.acc[ids]])
+                need = [p for p, ids in ex.master_gather.items() if ids.size]
+                lo = max(c - s, 0)
+                ok = lambda need=need, lo=lo: all(st.pclock[p] >= lo or p in st.done for p in need)  # noqa: E731
+                w += st.wait(ok, c)
+                if st.stop_at is not None:
+                    break
+                if need:
+                    lag = max(lag, max(c - st.pclock[p] for p in need))
+                for p in need:
+                    eng.combine(ex.master_gather[p], st.partials[p])
+            else:
+                eng.acc.fill(eng.zero[0])
+            # masters only: a mirror's row keeps its master's last values until newer ones arrive
+            k.k_apply(ch, masters, VC, EC, P, eng.acc, C)
+            mine = _local_aggregate(eng)
+            for q in st.peers:
+                rows = ex.master_lists[q]
+                st.send(q, VALUES, c, [mine, *[col[rows] for col in st.cols]])
+            st.record_share(comm.rank, c, mine)
+            # the aggregates this superstep read (BSP: those at the end of the superstep before)
+            aggs = {name: float(C[name][0]) for name in spec.agg_names}
+            lag_sum, lag_max, lag_n, waited = lag_sum + lag, max(lag_max, lag), lag_n + 1, waited + w
+            stat = {
+                "iteration": c,
+                "active": partition.num_global_vertices,
+                "edges": total_visit,
+                "seconds": time.perf_counter() - t0,
+                "staleness": lag,
+                "wait_seconds": w,
+                "bytes_sent": st.bytes_sent,
+                **aggs,
+            }
+            st.bytes_sent = 0
+            stats.append(stat)
+            it += 1
+            if progress is not None:
+                progress(stat)
+            if st.stop_at is not None and single:
+                break
+        if not single:
+            st.drain()
+    converged = st.stop_at is not None
+    if converged:
+        aggs = st.final
+    summary = np.array([it, lag_sum, lag_n, lag_max, waited], np.float64)
+    got = comm.gather([summary])
+    ids = ex.master_ids
+    names = list(spec.vertex_dtype.names or ())
+    rows_got = comm.gather([ids, *[eng.columns[nm][ids] for nm in names]])
+    vdata = np.zeros(n, spec.vertex_dtype)
+    for nm in names:
+        vdata[nm] = eng.columns[nm]
+    ssp: dict[str, Any] = {"staleness": s, "stop_superstep": st.stop_at}
+    if got is not None and rows_got is not None:
+        for arrays in rows_got:
+            rows = arrays[0]
+            for nm, vals in zip(names, arrays[1:]):
+                vdata[nm][rows] = vals
+        per = np.array([a[0] for a in got])
+        ssp["clocks"] = per[:, 0].astype(int).tolist()
+        ssp["staleness_mean"] = float(per[:, 1].sum() / max(per[:, 2].sum(), 1))
+        ssp["staleness_max"] = int(per[:, 3].max())
+        ssp["wait_seconds"] = per[:, 4].round(4).tolist()
+    return SSPRunResult(
+        vertex_data=vdata,
+        output=vdata[spec.output].copy(),
+        iterations=it,
+        converged=converged,
+        stats=stats,
+        aggregates=aggs,
+        ssp=ssp,
+    )
+
+
+def ssp_job(
+    program: VertexProgram,
+    staleness: int | None,
+    straggler: Any,
+    *,
+    active: Any = None,
+    checkpoint: Any = None,
+    restore: Any = None,
+) -> dict[str, Any] | None:
+    """The job note for :func:`run_part` (None: a plain BSP run), validated before any work.
+
+    A straggler alone runs the ``s = 0`` loop (BSP, bit for bit) with the delay.
+
+    Examples
+    --------
+    >>> from gas.algorithms.pagerank import PageRankProgram
+    >>> ssp_job(PageRankProgram(), 2, "1:0.5")
+    {'staleness': 2, 'straggler': [1, 0.5]}
+    """
+    if staleness is None and straggler is None:
+        return None
+    check_ssp(program, 0 if staleness is None else staleness, straggler)
+    what = "--staleness" if staleness is not None else "--straggler"
+    if active is not None:
+        raise GasError(f"{what} runs every vertex in every superstep; an initial active set is not supported")
+    if checkpoint or restore:
+        raise GasError(f"{what} cannot be combined with checkpoints (snapshots need a barrier)")
+    strag = None if straggler is None else list(parse_straggler(straggler))
+    return {"staleness": int(staleness or 0), "straggler": strag}
+
+
+def run_part(
+    ssp: dict[str, Any] | None, part: WorkerPart, program: VertexProgram, comm: Comm, **kw: Any
+) -> Any:
+    """:func:`run_partition_ssp` for an :func:`ssp_job` note, else :func:`run_partition`."""
+    if not ssp:
+        from gas.runtime.exchange import run_partition
+
+        return run_partition(part, program, comm, **kw)
+    for k in ("active", "checkpoint", "restore"):
+        if kw.get(k) is not None:
+            raise GasError(f"bounded staleness does not take {k!r}")
+    return run_partition_ssp(
+        part,
+        program,
+        comm,
+        max_iter=kw.get("max_iter", 100),
+        staleness=int(ssp["staleness"]),
+        straggler=ssp.get("straggler"),
+        threads=kw.get("threads"),
+        progress=kw.get("progress"),
+    )
