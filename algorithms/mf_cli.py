@@ -138,9 +138,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
     start = time.perf_counter()
 
     def show(rec: dict[str, Any]) -> None:
-        test_part = f"  test RMSE {rec['test_rmse']:.4f}" if "test_rmse" in rec else ""
+        rmse = f"  train RMSE {rec['train_rmse']:.4f}" if "train_rmse" in rec else ""
+        if "test_rmse" in rec:
+            rmse += f"  test RMSE {rec['test_rmse']:.4f}"
         say(
-            f"iter {rec['iteration']:4d}  train RMSE {rec['train_rmse']:.4f}{test_part}  "
+            f"iter {rec['iteration']:4d}{rmse}  "
             f"{rec['seconds']:.3f} s  (total {time.perf_counter() - start:.2f} s)"
         )
 

@@ -379,6 +379,13 @@ def test_cli_train_predict_recommend(tmp_path, capsys):
     out_lines = capsys.readouterr().out.splitlines()
     assert "test_ratings\t2" in out_lines and "test_cold_start\t1" in out_lines
     assert out_lines[-2].startswith(f"{u[0]}\t{i[0]}\t") and out_lines[-1].startswith(f"999\t{i[0]}\t")
+    # two processes: per-iteration times on stderr, RMSEs of the last iteration only
+    assert (
+        main(["als", str(ratings), "--rank", "3", "--iters", "2", "--test-fraction", "0.2", "--procs", "2"])
+        == 0
+    )
+    cap = capsys.readouterr()
+    assert "iter    1  " in cap.err and "iter    2  train RMSE" in cap.err and "test_rmse\t" in cap.out
 
 
 def test_cli_bad_ratings_exit_2_with_file_and_line(tmp_path, capsys):
