@@ -346,15 +346,15 @@ def als(
 
     Examples
     --------
-    A rank-2 matrix plus a constant, fully observed, is recovered (the constant by the biases):
+    A rank-3 matrix plus a constant, fully observed, is recovered (the constant by the biases):
 
     >>> import numpy as np
     >>> from gas.io.ratings import Ratings
     >>> rng = np.random.default_rng(0)
-    >>> P, Q = rng.normal(size=(6, 2)), rng.normal(size=(5, 2))
+    >>> P, Q = rng.normal(size=(6, 3)), rng.normal(size=(5, 3))
     >>> u, i = np.divmod(np.arange(30), 5)
     >>> r = Ratings.from_arrays(u, i, 3.0 + np.sum(P[u] * Q[i], axis=1))
-    >>> m = als(r, rank=2, reg=1e-9, iters=30, weighted=False)
+    >>> m = als(r, rank=3, reg=1e-9, iters=30, weighted=False)
     >>> bool(m.rmse(r) < 1e-6)
     True
     """
