@@ -47,20 +47,39 @@ def k_init(chunks, VC, EC, params, ctx):
             _init(p, VC, EC, v, cx)
 
 
+@njit(cache=True, inline="always")
+def _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, a):
+    """Fold vertex ``v``'s gather edges into the scalar total ``a`` with ``_sum``."""
+    if GATHER_IN:
+        for k in range(in_indptr[v], in_indptr[v + 1]):
+            a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, in_eid[k], in_src[k]))
+    if GATHER_OUT:
+        for e in range(out_indptr[v], out_indptr[v + 1]):
+            a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, e, dst[e]))
+    return a
+
+
+@njit(cache=True, inline="always")
+def _gather_vertex_array(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, a, z):
+    """Reset the array total ``a`` to ``z`` and let ``_gather`` add each gather edge into it."""
+    fa = a.reshape(GATHER_SIZE)
+    for j in range(GATHER_SIZE):
+        fa[j] = z
+    if GATHER_IN:
+        for k in range(in_indptr[v], in_indptr[v + 1]):
+            _gather(p, VC, EC, v, in_eid[k], in_src[k], a)
+    if GATHER_OUT:
+        for e in range(out_indptr[v], out_indptr[v + 1]):
+            _gather(p, VC, EC, v, e, dst[e], a)
+
+
 @njit(parallel=True, cache=True)
 def k_gather(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]
         for v in range(chunks[c], chunks[c + 1]):
             if active[v]:
-                a = zero[0]
-                if GATHER_IN:
-                    for k in range(in_indptr[v], in_indptr[v + 1]):
-                        a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, in_eid[k], in_src[k]))
-                if GATHER_OUT:
-                    for e in range(out_indptr[v], out_indptr[v + 1]):
-                        a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, e, dst[e]))
-                acc[v] = a
+                acc[v] = _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, zero[0])
 
 
 @njit(parallel=True, cache=True)
@@ -71,16 +90,7 @@ def k_gather_array(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, i
         z = zero[0]
         for v in range(chunks[c], chunks[c + 1]):
             if active[v]:
-                a = acc[v]
-                fa = a.reshape(GATHER_SIZE)
-                for j in range(GATHER_SIZE):
-                    fa[j] = z
-                if GATHER_IN:
-                    for k in range(in_indptr[v], in_indptr[v + 1]):
-                        _gather(p, VC, EC, v, in_eid[k], in_src[k], a)
-                if GATHER_OUT:
-                    for e in range(out_indptr[v], out_indptr[v + 1]):
-                        _gather(p, VC, EC, v, e, dst[e], a)
+                _gather_vertex_array(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc[v], z)
 
 
 @njit(parallel=True, cache=True)
@@ -198,13 +208,7 @@ def k_async(batch, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, a
         p = params[0]
         cx = ctx[0]
         v = batch[i]
-        a = zero[0]
-        if GATHER_IN:
-            for k in range(in_indptr[v], in_indptr[v + 1]):
-                a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, in_eid[k], in_src[k]))
-        if GATHER_OUT:
-            for e in range(out_indptr[v], out_indptr[v + 1]):
-                a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, e, dst[e]))
+        a = _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, zero[0])
         acc[v] = a
         _apply(p, VC, EC, v, a, cx)
         _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio)
@@ -220,15 +224,6 @@ def k_async_array(
         cx = ctx[0]
         v = batch[i]
         a = acc[v]
-        fa = a.reshape(GATHER_SIZE)
-        z = zero[0]
-        for j in range(GATHER_SIZE):
-            fa[j] = z
-        if GATHER_IN:
-            for k in range(in_indptr[v], in_indptr[v + 1]):
-                _gather(p, VC, EC, v, in_eid[k], in_src[k], a)
-        if GATHER_OUT:
-            for e in range(out_indptr[v], out_indptr[v + 1]):
-                _gather(p, VC, EC, v, e, dst[e], a)
+        _gather_vertex_array(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, a, zero[0])
         _apply(p, VC, EC, v, a, cx)
         _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio)

@@ -186,19 +186,8 @@ class AsyncEngine(SyncEngine):
             raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
         g, k, prog = self.graph, self.k, self.program
         n = g.num_vertices
-        queued = np.zeros(n, np.uint8)
+        queued = np.ones(n, np.uint8) if active is None else self._active_mask(active)
         prio = np.zeros(n, np.float64)
-        if active is None:
-            queued[:] = 1
-        else:
-            a = np.asarray(active)
-            if a.dtype == np.bool_ and a.shape == (n,):
-                queued[a] = 1
-            else:
-                ids = a.astype(np.int64).ravel()
-                if ids.size and (ids.min() < 0 or ids.max() >= n):
-                    raise GasError(f"Expected active vertex ids in 0..{n - 1} (got {ids.min()}..{ids.max()})")
-                queued[ids] = 1
         prio[queued.view(np.bool_)] = np.inf  # the initial vertices run before any signalled one
         dynamic = bool(prog.dynamic)
         conv_fn = getattr(prog, "converged", None)
@@ -288,19 +277,4 @@ class AsyncEngine(SyncEngine):
                     break
                 if max_updates is not None and updates >= max_updates:
                     break
-        if not self._checked:
-            from gas._codegen import mark_good
-
-            mark_good(self.spec)
-            self._checked = True
-        vdata = np.zeros(n, self.spec.vertex_dtype)
-        for name in vdata.dtype.names:
-            vdata[name] = self.columns[name]
-        return RunResult(
-            vertex_data=vdata,
-            output=self.columns[self.spec.output].copy(),
-            iterations=rnd,
-            converged=converged,
-            stats=stats,
-            aggregates=aggs,
-        )
+        return self._result(rnd, converged, stats, aggs)

@@ -302,18 +302,7 @@ class SyncEngine:
         g, k, prog = self.graph, self.k, self.program
         n = g.num_vertices
         all_on = np.ones(n, np.uint8)
-        if active is None:
-            act = all_on
-        else:
-            act = np.zeros(n, np.uint8)
-            a = np.asarray(active)
-            if a.dtype == np.bool_ and a.shape == (n,):
-                act[a] = 1
-            else:
-                ids = a.astype(np.int64).ravel()
-                if ids.size and (ids.min() < 0 or ids.max() >= n):
-                    raise GasError(f"Expected active vertex ids in 0..{n - 1} (got {ids.min()}..{ids.max()})")
-                act[ids] = 1
+        act = all_on if active is None else self._active_mask(active)
         dynamic = bool(prog.dynamic)
         gathers = prog.gather_edges != EdgeDir.NONE
         scatters = prog.scatter_edges != EdgeDir.NONE
@@ -398,16 +387,36 @@ class SyncEngine:
                     count = self.exchange.allreduce_count(n)
             else:
                 converged = count == 0
+        return self._result(it, converged, stats, aggs)
+
+    def _active_mask(self, active: Any) -> np.ndarray:
+        """A byte per vertex, 1 for the ``active`` ids (or boolean mask) a run starts from."""
+        n = self.graph.num_vertices
+        act = np.zeros(n, np.uint8)
+        a = np.asarray(active)
+        if a.dtype == np.bool_ and a.shape == (n,):
+            act[a] = 1
+        else:
+            ids = a.astype(np.int64).ravel()
+            if ids.size and (ids.min() < 0 or ids.max() >= n):
+                raise GasError(f"Expected active vertex ids in 0..{n - 1} (got {ids.min()}..{ids.max()})")
+            act[ids] = 1
+        return act
+
+    def _result(
+        self, iterations: int, converged: bool, stats: list[dict[str, Any]], aggs: dict[str, float]
+    ) -> RunResult:
+        """The run's :class:`RunResult`; also remembers that this program's kernels work."""
         if not self._checked:
             mark_good(self.spec)
             self._checked = True
-        vdata = np.zeros(n, self.spec.vertex_dtype)
+        vdata = np.zeros(self.graph.num_vertices, self.spec.vertex_dtype)
         for name in vdata.dtype.names:
             vdata[name] = self.columns[name]
         return RunResult(
             vertex_data=vdata,
             output=self.columns[self.spec.output].copy(),
-            iterations=it,
+            iterations=iterations,
             converged=converged,
             stats=stats,
             aggregates=aggs,

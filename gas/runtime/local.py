@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import multiprocessing as mp
 import os
@@ -423,20 +424,8 @@ def run_distributed(
         As one process would return it: every vertex's data, per-superstep statistics of rank 0
         (with ``exchange_seconds`` and ``bytes_sent``).
     """
-    if cluster is not None:
-        return cluster.run(
-            graph,
-            program,
-            partition=partition,
-            seed=seed,
-            max_iter=max_iter,
-            active=active,
-            progress=progress,
-            checkpoint=checkpoint,
-            staleness=staleness,
-            straggler=straggler,
-        )
-    with LocalCluster(procs) as c:
+    workers = contextlib.nullcontext(cluster) if cluster is not None else LocalCluster(procs)
+    with workers as c:
         return c.run(
             graph,
             program,
