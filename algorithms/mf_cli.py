@@ -90,6 +90,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--lr", type=float, default=0.02, help="initial step size")
     p.add_argument("--reg", type=float, default=0.05, help="regularization of factors and biases")
     p.add_argument("--decay", type=float, default=0.9, help="step multiplier after each epoch")
+    p.add_argument("--procs", type=int, default=1, help="run on this many local processes")
+    p.add_argument(
+        "--partition",
+        default="hash",
+        help="edge-cut partitioner for --procs > 1 (hash, range, ldg or fennel: items stay whole)",
+    )
     p.set_defaults(func=_cmd_train, algorithm="sgd")
 
     p = subparsers.add_parser(
@@ -155,10 +161,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
         threads=args.threads,
         progress=show,
     )
+    if args.procs < 1:
+        raise GasError(f"Expected --procs >= 1 (got {args.procs})")
     try:
         if args.algorithm == "als":
-            if args.procs < 1:
-                raise GasError(f"Expected --procs >= 1 (got {args.procs})")
             model = als(
                 train,
                 reg=args.reg,
@@ -175,6 +181,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
                 reg=args.reg,
                 decay=args.decay,
                 iters=args.iters,
+                procs=args.procs,
+                partition=args.partition,
                 **common,
             )
     except ValueError as exc:

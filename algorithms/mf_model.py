@@ -590,10 +590,17 @@ class _Fit:
         if procs > 1:
             from gas.runtime.local import run_distributed
 
-            if not alternate:
-                raise ValueError("this program runs on one process only (procs=1)")
+            initial = None
+            if not alternate:  # the same random start as one process, drawn here
+                initial = {"vertex": {"w": self.start()}}
             res = run_distributed(
-                g, program, procs=procs, partition=partition, max_iter=per * iters, active=active
+                g,
+                program,
+                procs=procs,
+                partition=partition,
+                max_iter=per * iters,
+                active=active,
+                initial=initial,
             )
             secs = [st["seconds"] for st in res.stats]
             for j in range(len(secs) // per):

@@ -21,9 +21,17 @@ Consistency relied on: this program writes the *neighbour* (the item) during gat
 sync engine's contract leaves unordered (gather is meant to be read-only). Two threads running
 users who rated the same item may interleave their updates of it (Hogwild, Niu et al. 2011): an
 update can be lost or combined with a stale read. Such collisions are rare on sparse ratings and
-SGD tolerates them; with ``threads=1`` a run is deterministic. It needs the single-process
-engine (with partitions, mirrors would receive the item updates), and no other program may use
-the same vertex data meanwhile.
+SGD tolerates them; with ``threads=1`` a run is deterministic. No other program may use the
+same vertex data meanwhile.
+
+On several processes (``procs > 1``) the partition must be an edge-cut (``hash``, ``range``,
+``ldg``, ``fennel``): an edge-cut places each rating with its item's master, so an item is never
+mirrored and its in-place updates stay exact on the one process that holds all its ratings. A
+user's ratings may then lie on several processes; each process runs the user's steps over its
+own share of them starting from the same vector, and the master adds up the shares' changes
+(``sum`` of the accumulators), so within an epoch a user's steps on one process do not see its
+steps on another (Hogwild's delay, bounded by one epoch). A vertex-cut would mirror items and
+lose the mirrors' updates, so it is refused.
 """
 
 from __future__ import annotations
@@ -133,6 +141,8 @@ def sgd(
     threads: int | None = None,
     debug: bool = False,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    procs: int = 1,
+    partition: str = "hash",
 ) -> MFModel:
     """Factorize a ratings matrix by SGD with biases (see the module docstring).
 
@@ -159,7 +169,12 @@ def sgd(
         Numba threads; ``threads=1`` gives a deterministic run.
     debug : bool, default False
     progress : callable, optional
-        Called after every epoch with ``{"iteration", "seconds", "train_rmse", "test_rmse"}``.
+        Called after every epoch with ``{"iteration", "seconds", "train_rmse", "test_rmse"}``
+        (with ``procs > 1``: ``iteration`` and ``seconds``, and the RMSEs after the last epoch).
+    procs : int, default 1
+        Run on this many local processes (:func:`gas.runtime.local.run_distributed`).
+    partition : str, default "hash"
+        Edge-cut partitioner for ``procs > 1`` (see the module docstring).
 
     Returns
     -------
@@ -175,7 +190,29 @@ def sgd(
     """
     if iters < 0:
         raise ValueError(f"Expected iters >= 0 (got {iters})")
+    if procs < 1:
+        raise ValueError(f"Expected procs >= 1 (got {procs})")
+    if procs > 1:
+        _check_edge_cut(partition)
     fit = _Fit(ratings, "sgd", rank, init_std, seed, test, biases)
     fit.params.update(lr=float(lr), reg=float(reg), decay=float(decay), iters=int(iters), biases=bool(biases))
     prog = SGDProgram(rank, lr, reg, decay, biases, fit.mean)
-    return fit.run(prog, iters, threads, debug, progress, alternate=False)
+    return fit.run(prog, iters, threads, debug, progress, alternate=False, procs=procs, partition=partition)
+
+
+def _check_edge_cut(method: str) -> None:
+    """Refuse a partitioner that would mirror items (see the module docstring)."""
+    from gas.partition import available_methods
+
+    methods = available_methods()
+    cuts = sorted(k for k, cls in methods.items() if cls.kind == "edge-cut")
+    if method not in methods:
+        raise ValueError(
+            f"Unknown partitioner {method!r}; SGD on several processes takes an edge-cut: {cuts}"
+        )
+    if methods[method].kind != "edge-cut":
+        raise ValueError(
+            f"SGD on several processes needs an edge-cut partitioner (got the vertex-cut {method!r}): "
+            f"SGD updates items in place during the users' gather, which is exact only where an item "
+            f"has no mirrors; use one of {cuts}"
+        )

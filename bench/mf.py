@@ -126,6 +126,30 @@ def quality(threads: int) -> list[tuple]:
     return rows
 
 
+def procs_quality(threads: int, procs: int) -> list[tuple]:
+    """Test RMSE with one process against ``procs`` local processes (same defaults, same split)."""
+    sets = [
+        ("ml-latest-small", SHARED / "ml-latest-small" / "ml-latest-small.zip"),
+        ("FilmTrust", SHARED / "filmtrust" / "ratings.txt"),
+    ]
+    rows = []
+    for name, path in sets:
+        if not path.exists():
+            print(f"skip {name}: {path} not found", flush=True)
+            continue
+        train, test = read_ratings(path).split(0.2, seed=0)
+        for algo, fn, part in (("ALS", als, "hdrf"), ("SGD", sgd, "hash")):
+            t0 = time.perf_counter()
+            one = fn(train, threads=threads).rmse(test)
+            t1 = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            many = fn(train, procs=procs, partition=part).rmse(test)
+            tn = time.perf_counter() - t0
+            print(f"{name} {algo}: 1 process {one:.4f}  {procs} processes ({part}) {many:.4f}", flush=True)
+            rows.append((name, algo, part, one, many, t1, tn))
+    return rows
+
+
 # ------------------------------------------------------------------ speed
 
 
@@ -221,6 +245,33 @@ def _versions() -> str:
     )
 
 
+def _procs_section(args: argparse.Namespace) -> None:
+    rows = procs_quality(args.threads, args.procs)
+    lines = [
+        f"`python bench/mf.py --procs {args.procs}` ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, "
+        f"{_versions()}). The quality split and defaults of the table above; one process with "
+        f"{args.threads} threads against {args.procs} local processes (`procs={args.procs}`, each with "
+        f"cores / {args.procs} threads). ALS on an HDRF vertex-cut; SGD on a hash edge-cut (each item's "
+        "ratings on one process, users' changes added up at the end of each epoch). Seconds include "
+        "starting the workers and partitioning.",
+        "",
+        "| dataset | algorithm | partition | test RMSE, 1 process | test RMSE, "
+        f"{args.procs} processes | difference | seconds (1 / {args.procs}) |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for name, algo, part, one, many, t1, tn in rows:
+        lines.append(
+            f"| {name} | {algo} | {part} | {one:.4f} | {many:.4f} | {100 * (many / one - 1):+.2f} % "
+            f"| {t1:.2f} / {tn:.2f} |"
+        )
+    text = "\n".join(lines)
+    print(text)
+    if not args.no_write:
+        from _results import write_section
+
+        write_section("Matrix factorization on processes", text)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ratings", type=int, default=10_000_000)
@@ -233,7 +284,16 @@ def main() -> None:
     ap.add_argument("--skip-quality", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument(
+        "--procs",
+        type=int,
+        default=0,
+        help="only compare test RMSE of one process with this many (own section in RESULTS.md)",
+    )
     args = ap.parse_args()
+    if args.procs:
+        _procs_section(args)
+        return
     qrows = [] if args.skip_quality else quality(args.threads)
     sp = None if args.skip_speed else speed(args)
     if args.no_write:

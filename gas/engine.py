@@ -74,6 +74,10 @@ class RunResult:
         scatter), ``seconds`` and the aggregates.
     aggregates : dict
         Aggregates after the last superstep.
+    edge_data : dict
+        Final values of the program's own edge fields, by global edge id, when a distributed run
+        was asked for them (``run_distributed(..., edges=True)``); empty otherwise (one process:
+        read ``engine.edge_columns``).
     """
 
     vertex_data: np.ndarray
@@ -82,6 +86,7 @@ class RunResult:
     converged: bool
     stats: list[dict[str, Any]] = field(default_factory=list)
     aggregates: dict[str, float] = field(default_factory=dict)
+    edge_data: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def updates(self) -> int:
@@ -363,7 +368,8 @@ class SyncEngine:
                 if scatters:
                     signal = np.zeros(n, np.uint8)
                     k.k_scatter(ch, act, VC, EC, P, *topo, signal)
-                    self.exchange.reduce_signals(signal)
+                    if dynamic:  # a static program's next superstep runs everyone anyway
+                        self.exchange.reduce_signals(signal)
                 aggs = self._aggregate(part if fused else None)
                 stat = {
                     "iteration": it,

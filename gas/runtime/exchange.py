@@ -350,16 +350,19 @@ def run_partition(
     progress: Callable[[dict[str, Any]], None] | None = None,
     checkpoint: dict[str, Any] | None = None,
     restore: dict[str, Any] | None = None,
+    edges: bool = False,
 ) -> RunResult:
     """Run ``program`` on this rank's part; rank 0 returns the whole graph's result.
 
     ``checkpoint = {"dir": D, "every": K, "meta": {...}}`` snapshots every K supersteps (see
     :mod:`gas.runtime.checkpoint`); ``restore = {"step", "vertex", "active", "edges"}`` (global
-    arrays from :func:`gas.runtime.checkpoint.load`) continues a snapshot instead of ``init``.
+    arrays from :func:`gas.runtime.checkpoint.load`) continues a snapshot instead of ``init``
+    (with ``"init": True``, the arrays are a starting state and ``init`` still runs after them).
 
     The returned :class:`RunResult` on rank 0 holds every vertex's final data (masters' rows
     gathered from all ranks); other ranks return their local view. ``stats`` gain
-    ``exchange_seconds`` and ``bytes_sent`` (this rank's).
+    ``exchange_seconds`` and ``bytes_sent`` (this rank's). ``edges=True``: rank 0's result also
+    holds the program's edge fields by global edge id (``RunResult.edge_data``).
     """
     t_setup = time.perf_counter()
     partition, outd, ind, eid = build_partition(part, comm)
@@ -401,7 +404,13 @@ def run_partition(
         if every and step % every == 0 and step < max_iter:
             _snapshot(checkpoint, step, part, eng, ex, eid, comm, stat)
 
-    res = eng.run(max_iter, active=active, progress=track, first_iteration=first, init=restore is None)
+    res = eng.run(
+        max_iter,
+        active=active,
+        progress=track,
+        first_iteration=first,
+        init=restore is None or bool(restore.get("init")),
+    )
     res.stats and res.stats[0].setdefault("setup_seconds", setup)
     # masters' rows to rank 0
     ids = ex.master_ids
@@ -415,6 +424,16 @@ def run_partition(
                 vdata[k][rows] = vals
         res.vertex_data = vdata
         res.output = vdata[eng.spec.output].copy()
+    if edges:
+        names_e = sorted(k for k in eng.edge_columns if k not in eng.spec.graph_edge_fields)
+        got_e = comm.gather([eid, *[eng.edge_columns[k] for k in names_e]])
+        if got_e is not None:
+            for j, k in enumerate(names_e):
+                col = eng.edge_columns[k]
+                out = np.zeros((part.num_edges, *col.shape[1:]), col.dtype)
+                for arrays in got_e:
+                    out[arrays[0]] = arrays[1 + j]
+                res.edge_data[k] = out
     return res
 
 

@@ -164,6 +164,7 @@ def recv_restore(t: Transport, note: dict[str, Any]) -> dict[str, Any]:
     return {
         "step": int(note["step"]),
         "done": bool(note["done"]),
+        "init": bool(note.get("init")),
         "active": a[0] != 0,
         "vertex": dict(zip(vn, a[1 : 1 + len(vn)])),
         "edges": dict(zip(en, a[1 + len(vn) :])),
@@ -242,6 +243,7 @@ def serve(comm: Comm) -> None:
             threads=_threads_per_proc(comm.size),
             checkpoint=job.get("checkpoint"),
             restore=restore,
+            edges=bool(job.get("edges")),
         )
 
 
@@ -291,10 +293,13 @@ class LocalCluster:
         restore: dict[str, Any] | None = None,
         staleness: int | None = None,
         straggler: Any = None,
+        edges: bool = False,
     ) -> RunResult:
         """Partition ``graph``, run ``program`` on every rank; the whole result (rank 0).
 
         ``staleness``/``straggler``: bounded staleness (see :mod:`gas.runtime.ssp`).
+        ``restore``: global vertex and edge arrays to start from instead of ``init`` (a snapshot,
+        or :func:`run_distributed`'s ``initial``). ``edges``: also return the program's edge fields.
         """
         from gas.partition import partition as make_partition
 
@@ -319,11 +324,13 @@ class LocalCluster:
                 "active": None if act is None else act.tolist(),
                 "checkpoint": checkpoint,
                 "ssp": ssp,
+                "edges": bool(edges),
                 "restore": None
                 if restore is None
                 else {
                     "step": int(restore["step"]),
                     "done": bool(restore.get("done")),
+                    "init": bool(restore.get("init")),
                     "vertex": sorted(restore["vertex"]),
                     "edges": sorted(restore["edges"]),
                 },
@@ -346,6 +353,7 @@ class LocalCluster:
                 progress=progress,
                 checkpoint=checkpoint,
                 restore=restore,
+                edges=edges,
             )
         except BaseException:
             self._kill()
@@ -395,6 +403,8 @@ def run_distributed(
     cluster: LocalCluster | None = None,
     staleness: int | None = None,
     straggler: Any = None,
+    initial: dict[str, dict[str, np.ndarray]] | None = None,
+    edges: bool = False,
 ) -> RunResult:
     """Run ``program`` on ``graph`` split over ``procs`` local processes (see the module docstring).
 
@@ -417,6 +427,13 @@ def run_distributed(
         most ``s`` supersteps ahead of the slowest; 0 is BSP. Static programs only.
     straggler : (int, float) or str, optional
         ``(rank, seconds)`` or ``"RANK:SECONDS"``: delay added to each superstep of that rank.
+    initial : dict, optional
+        ``{"vertex": {field: array}, "edges": {field: array}}``: starting values by internal
+        vertex id and by edge id (``graph``'s order), e.g. a random start drawn by the caller.
+        Written before the program's ``init`` runs, as on one process when the caller fills
+        ``engine.columns`` before ``run`` (``init`` may set other fields, or overwrite these).
+    edges : bool, default False
+        Also return the program's edge fields (``RunResult.edge_data``, by edge id).
 
     Returns
     -------
@@ -424,6 +441,10 @@ def run_distributed(
         As one process would return it: every vertex's data, per-superstep statistics of rank 0
         (with ``exchange_seconds`` and ``bytes_sent``).
     """
+    restore = None
+    if initial is not None:
+        restore = _initial_state(graph, program, initial, active)
+        active = None
     workers = contextlib.nullcontext(cluster) if cluster is not None else LocalCluster(procs)
     with workers as c:
         return c.run(
@@ -437,7 +458,40 @@ def run_distributed(
             checkpoint=checkpoint,
             staleness=staleness,
             straggler=straggler,
+            restore=restore,
+            edges=edges,
         )
+
+
+def _initial_state(
+    graph: Graph, program: VertexProgram, initial: dict[str, dict[str, np.ndarray]], active: Any
+) -> dict[str, Any]:
+    """``initial`` checked against the program's fields, as a step-0 snapshot (the restore form)."""
+    unknown = set(initial) - {"vertex", "edges"}
+    if unknown:
+        raise GasError(
+            f"Expected initial = {{'vertex': {{...}}, 'edges': {{...}}}} (got keys {sorted(unknown)})"
+        )
+    vfields, efields = set(program.vertex_data), set(program.edge_data)
+    out: dict[str, Any] = {"step": 0, "done": False, "init": True, "vertex": {}, "edges": {}}
+    for kind, names, size in (("vertex", vfields, graph.num_vertices), ("edges", efields, graph.num_edges)):
+        for k, vals in initial.get(kind, {}).items():
+            if k not in names:
+                raise GasError(
+                    f"initial {kind} field {k!r} is not one of "
+                    f"{program.__class__.__name__}'s: {sorted(names)}"
+                )
+            a = np.ascontiguousarray(vals)
+            if a.shape[:1] != (size,):
+                raise GasError(f"initial {kind} field {k!r} has {a.shape[:1]} rows (expected {size})")
+            out[kind][k] = a
+    mask = np.ones(graph.num_vertices, bool)
+    if active is not None:
+        a = np.asarray(active)
+        mask = np.zeros(graph.num_vertices, bool)
+        mask[np.flatnonzero(a) if a.dtype == np.bool_ else a.astype(np.int64).ravel()] = True
+    out["active"] = mask
+    return out
 
 
 def run_launched(

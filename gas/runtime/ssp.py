@@ -506,8 +506,8 @@ def run_part(
         from gas.runtime.exchange import run_partition
 
         return run_partition(part, program, comm, **kw)
-    for k in ("active", "checkpoint", "restore"):
-        if kw.get(k) is not None:
+    for k in ("active", "checkpoint", "restore", "edges"):
+        if kw.get(k):
             raise GasError(f"bounded staleness does not take {k!r}")
     return run_partition_ssp(
         part,
