@@ -63,8 +63,8 @@ def graph():
     return _graph()
 
 
-@pytest.mark.parametrize("procs", [2, 3])
-def test_staleness_zero_is_bsp_bit_for_bit(graph, procs):
+@pytest.mark.parametrize("procs, straggler", [(2, (1, 0.002)), (3, (1, 0.002)), (2, ("any", 0.002))])
+def test_staleness_zero_is_bsp_bit_for_bit(graph, procs, straggler):
     a = partition(graph, "hdrf", num_parts=procs, seed=1)
     bsp = _threads(
         graph, a, lambda p, c: run_partition(p, PageRankProgram(tol=1e-12), c, max_iter=300, threads=1)
@@ -73,7 +73,7 @@ def test_staleness_zero_is_bsp_bit_for_bit(graph, procs):
         graph,
         a,
         lambda p, c: run_partition_ssp(
-            p, PageRankProgram(tol=1e-12), c, max_iter=300, staleness=0, straggler=(1, 0.002), threads=1
+            p, PageRankProgram(tol=1e-12), c, max_iter=300, staleness=0, straggler=straggler, threads=1
         ),
     )
     assert np.array_equal(s0.vertex_data, bsp.vertex_data)
@@ -118,6 +118,19 @@ def test_invalid_combinations_are_refused(graph):
     with pytest.raises(GasError, match="delay >= 0"):
         parse_straggler("1:-2")
     assert ssp_job(PageRankProgram(), None, None) is None
+
+
+def test_moving_straggler_slows_exactly_one_rank_per_superstep():
+    from gas.runtime.ssp import straggler_delay
+
+    for size in (2, 3):
+        delays = np.array([[straggler_delay("any:0.5", r, size, c) for r in range(size)] for c in range(600)])
+        assert (np.count_nonzero(delays, axis=1) == 1).all() and set(delays.ravel()) == {0.0, 0.5}
+        share = np.count_nonzero(delays, axis=0) / 600
+        assert np.all(np.abs(share - 1 / size) < 0.08)  # every rank slowed in about 1/size of them
+        assert np.count_nonzero(np.diff(delays.argmax(axis=1))) > 100  # it moves, not in long streaks
+    assert straggler_delay((1, 0.2), 1, 2, 7) == 0.2 and straggler_delay((1, 0.2), 0, 2, 7) == 0.0
+    assert straggler_delay(None, 0, 2, 0) == 0.0
 
 
 def _gas(*args: str) -> subprocess.CompletedProcess:

@@ -56,7 +56,8 @@ def add_runtime_options(p: argparse.ArgumentParser) -> None:
         "--straggler",
         default=None,
         metavar="RANK:SECONDS",
-        help="slow down one worker: add SECONDS to every superstep of RANK (tests, benchmarks)",
+        help="slow down one worker: add SECONDS to every superstep of RANK; any:SECONDS slows one "
+        "rank per superstep, a different one each time (tests, benchmarks)",
     )
 
 

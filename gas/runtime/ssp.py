@@ -81,7 +81,16 @@ from gas.runtime.protocol import DATA, Message
 from gas.runtime.transport import RecvTimeout
 from gas.threads import num_threads
 
-__all__ = ["SSPRunResult", "run_partition_ssp", "run_part", "ssp_job", "check_ssp", "parse_straggler"]
+__all__ = [
+    "SSPRunResult",
+    "run_partition_ssp",
+    "run_part",
+    "ssp_job",
+    "check_ssp",
+    "parse_straggler",
+    "slow_rank",
+    "straggler_delay",
+]
 
 PARTIAL, VALUES, DONE = 0, 1, 2
 _TAG_BASE = 1 << 40  # SSP tags never collide with collective sequence numbers
@@ -130,30 +139,72 @@ def check_ssp(program: VertexProgram, staleness: int | None, straggler: Any = No
         parse_straggler(straggler)
 
 
+ANY_RANK = -1  # the straggler moves: each superstep one rank, drawn by :func:`slow_rank`
+
+
 def parse_straggler(spec: Any) -> tuple[int, float]:
     """``(rank, seconds)`` from a tuple or a ``"RANK:SECONDS"`` string.
+
+    ``RANK`` may be ``any``: a *transient* straggler, a different rank each superstep
+    (:func:`slow_rank`), returned as rank ``ANY_RANK`` (-1).
 
     Examples
     --------
     >>> parse_straggler("1:0.05")
     (1, 0.05)
+    >>> parse_straggler("any:0.05")
+    (-1, 0.05)
     """
     if isinstance(spec, str):
         rank_s, sep, secs_s = spec.partition(":")
         try:
             if not sep:
                 raise ValueError
-            rank, secs = int(rank_s), float(secs_s)
+            rank = ANY_RANK if rank_s.strip().lower() == "any" else int(rank_s)
+            secs = float(secs_s)
         except ValueError:
-            raise GasError(f"Expected --straggler RANK:SECONDS, e.g. 1:0.05 (got {spec!r})") from None
+            raise GasError(
+                f"Expected --straggler RANK:SECONDS or any:SECONDS, e.g. 1:0.05 (got {spec!r})"
+            ) from None
     else:
         try:
-            rank, secs = int(spec[0]), float(spec[1])
+            rank = ANY_RANK if str(spec[0]).lower() == "any" else int(spec[0])
+            secs = float(spec[1])
         except (TypeError, ValueError, IndexError):
             raise GasError(f"Expected a straggler (rank, seconds) (got {spec!r})") from None
-    if rank < 0 or not np.isfinite(secs) or secs < 0:
-        raise GasError(f"Expected a straggler rank >= 0 and a delay >= 0 seconds (got {rank}:{secs})")
+    if rank < ANY_RANK or not np.isfinite(secs) or secs < 0:
+        raise GasError(
+            f"Expected a straggler rank >= 0 (or any) and a delay >= 0 seconds (got {rank}:{secs})"
+        )
     return rank, secs
+
+
+def slow_rank(superstep: int, size: int) -> int:
+    """The rank a transient straggler (``any:SECONDS``) slows in ``superstep``: a fixed hash.
+
+    Every rank computes the same answer, so BSP and SSP runs meet the same delays.
+
+    Examples
+    --------
+    >>> [slow_rank(c, 2) for c in range(8)]
+    [1, 0, 0, 0, 0, 0, 0, 0]
+    >>> sum(slow_rank(c, 2) for c in range(1000))  # about half the supersteps on each rank
+    495
+    """
+    z = (int(superstep) + 1) * 0x9E3779B97F4A7C15 & 0xFFFFFFFFFFFFFFFF
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9 & 0xFFFFFFFFFFFFFFFF
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EB & 0xFFFFFFFFFFFFFFFF
+    return int(((z ^ (z >> 31)) >> 32) % size)
+
+
+def straggler_delay(straggler: Any, rank: int, size: int, superstep: int) -> float:
+    """Seconds ``rank`` sleeps at the start of ``superstep`` (0 without a straggler)."""
+    if straggler is None:
+        return 0.0
+    srank, secs = parse_straggler(straggler)
+    if srank == ANY_RANK:
+        srank = slow_rank(superstep, size)
+    return secs if srank == rank else 0.0
 
 
 def _local_aggregate(eng: DistEngine) -> np.ndarray:
@@ -326,7 +377,8 @@ def run_partition_ssp(
 
     Like :func:`gas.runtime.exchange.run_partition` (rank 0 returns every vertex's data), with
     ``straggler = (rank, seconds)`` (or ``"RANK:SECONDS"``) adding a delay to each superstep
-    of that rank. Statistics per superstep (rank 0's) give the aggregates the superstep read
+    of that rank (``"any:SECONDS"``: to one rank per superstep, :func:`slow_rank`). Statistics
+    per superstep (rank 0's) give the aggregates the superstep read
     (under BSP, those at the end of the superstep before: a complete one is only known later)
     and gain ``staleness`` (observed), ``wait_seconds`` and ``bytes_sent``;
     :attr:`SSPRunResult.ssp` sums up every rank, and ``aggregates`` are those of the agreed
@@ -334,10 +386,6 @@ def run_partition_ssp(
     """
     check_ssp(program, staleness, straggler)
     s = int(staleness)
-    delay = 0.0
-    if straggler is not None:
-        srank, secs = parse_straggler(straggler)
-        delay = secs if srank == comm.rank else 0.0
     if max_iter < 0:
         raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
     partition, outd, ind, _ = build_partition(part, comm)
@@ -364,6 +412,7 @@ def run_partition_ssp(
         aggs: dict[str, float] = {}
         while it < max_iter:
             t0 = time.perf_counter()
+            delay = straggler_delay(straggler, comm.rank, comm.size, it)
             if delay:
                 time.sleep(delay)
             c = it
