@@ -45,9 +45,9 @@ from numba import njit
 
 from gas.algorithms.mf_model import MFModel, _Fit
 from gas.io.ratings import Ratings
-from gas.program import ALL, VertexProgram
+from gas.program import ALL, NONE, VertexProgram
 
-__all__ = ["ALSProgram", "als"]
+__all__ = ["ALSProgram", "ALSStaticProgram", "als"]
 
 
 _STAGE = 4  # ratings staged before one rank-4 update of the normal matrix
@@ -285,6 +285,29 @@ class ALSProgram(VertexProgram):
         return True
 
 
+class ALSStaticProgram(ALSProgram):
+    """:class:`ALSProgram` with every vertex active in every superstep, for bounded staleness.
+
+    Superstep ``t`` solves the users when ``t`` is even and the items when it is odd (the other
+    side keeps its vectors), so it makes the same half-steps as :class:`ALSProgram` without
+    signals, which :mod:`gas.runtime.ssp` cannot carry. Its gathers run on both sides in every
+    superstep (twice the edge work); use it only for SSP runs.
+    """
+
+    scatter_edges = NONE
+    dynamic = False
+
+    def __init__(self, *args: Any, num_users: int = 0, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.num_users = int(num_users)
+
+    def apply(self, v, total, ctx):
+        if (v.vid < self.num_users) == (ctx.iteration % 2 == 0):
+            _flush(total)
+            lam = self.reg * total[self.dim + 5, 1] if self.weighted else self.reg
+            _cholesky_solve(total, self.dim, lam, v.w)
+
+
 def als(
     ratings: Ratings | str | os.PathLike,
     rank: int = 20,
@@ -301,6 +324,8 @@ def als(
     progress: Callable[[dict[str, Any]], None] | None = None,
     procs: int = 1,
     partition: str = "hdrf",
+    staleness: int | None = None,
+    straggler: Any = None,
 ) -> MFModel:
     """Factorize a ratings matrix by alternating least squares (see the module docstring).
 
@@ -338,6 +363,13 @@ def als(
         RMSEs are then recorded.
     partition : str, default "hdrf"
         Partitioner for ``procs > 1``.
+    staleness : int, optional
+        With ``procs > 1``: bounded staleness ``s`` (SSP, :mod:`gas.runtime.ssp`), running
+        :class:`ALSStaticProgram`; each process may run up to ``s`` half-steps ahead of the
+        slowest, solving against factors at most ``s`` half-steps old. ``0`` is BSP (the same
+        factors as the default run). The observed staleness is kept in ``model.params["ssp"]``.
+    straggler : (int, float) or str, optional
+        ``"RANK:SECONDS"`` or ``"any:SECONDS"``: a delay per superstep, for experiments.
 
     Returns
     -------
@@ -362,5 +394,15 @@ def als(
         raise ValueError(f"Expected iters >= 0 (got {iters})")
     fit = _Fit(ratings, "als", rank, init_std, seed, test, biases)
     fit.params.update(reg=float(reg), iters=int(iters), weighted=bool(weighted), biases=bool(biases))
-    prog = ALSProgram(rank, reg, weighted, biases, fit.mean, seed, init_std)
-    return fit.run(prog, iters, threads, debug, progress, alternate=True, procs=procs, partition=partition)
+    if staleness is None and straggler is None:
+        prog = ALSProgram(rank, reg, weighted, biases, fit.mean, seed, init_std)
+        return fit.run(
+            prog, iters, threads, debug, progress, alternate=True, procs=procs, partition=partition
+        )
+    if procs < 2:
+        raise ValueError("staleness and straggler need several processes (procs > 1)")
+    prog = ALSStaticProgram(rank, reg, weighted, biases, fit.mean, seed, init_std, num_users=fit.num_users)
+    ssp = {"staleness": staleness, "straggler": straggler}
+    return fit.run(
+        prog, iters, threads, debug, progress, alternate=True, procs=procs, partition=partition, ssp=ssp
+    )

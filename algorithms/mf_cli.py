@@ -77,6 +77,19 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--procs", type=int, default=1, help="run on this many local processes")
     p.add_argument("--partition", default="hdrf", help="partitioner for --procs > 1")
+    p.add_argument(
+        "--staleness",
+        type=int,
+        default=None,
+        metavar="S",
+        help="bounded staleness (SSP) with --procs: a process may run S half-steps ahead of the slowest",
+    )
+    p.add_argument(
+        "--straggler",
+        default=None,
+        metavar="RANK:SECONDS",
+        help="slow one process (RANK, or any: a different one each half-step), for experiments",
+    )
     p.set_defaults(func=_cmd_train, algorithm="als")
 
     p = subparsers.add_parser(
@@ -172,8 +185,16 @@ def _cmd_train(args: argparse.Namespace) -> int:
                 weighted=args.weighted,
                 procs=args.procs,
                 partition=args.partition,
+                staleness=args.staleness,
+                straggler=args.straggler,
                 **common,
             )
+            if "ssp" in model.params:
+                ssp = model.params["ssp"]
+                say(
+                    f"staleness bound {ssp['staleness']}: observed mean {ssp.get('staleness_mean', 0):.2f}, "
+                    f"max {ssp.get('staleness_max', 0)}"
+                )
         else:
             model = sgd(
                 train,

@@ -571,6 +571,7 @@ class _Fit:
         alternate: bool,
         procs: int = 1,
         partition: str = "hdrf",
+        ssp: dict[str, Any] | None = None,
     ) -> MFModel:
         """Run ``program`` for ``iters`` iterations and build the model.
 
@@ -579,6 +580,8 @@ class _Fit:
         ``init``; otherwise one superstep per iteration with every vertex active, starting from
         :meth:`start`. ``procs > 1`` runs on local worker processes
         (:func:`gas.runtime.local.run_distributed`); then only the final RMSEs are known.
+        ``ssp = {"staleness", "straggler"}``: a static ``program`` under bounded staleness (every
+        vertex active in every superstep, the program picks the side that solves).
         """
         from gas.engine import SyncEngine
 
@@ -599,9 +602,12 @@ class _Fit:
                 procs=procs,
                 partition=partition,
                 max_iter=per * iters,
-                active=active,
+                active=None if ssp else active,
                 initial=initial,
+                **(ssp or {}),
             )
+            if getattr(res, "ssp", None):
+                self.params["ssp"] = dict(res.ssp)
             secs = [st["seconds"] for st in res.stats]
             for j in range(len(secs) // per):
                 history.append({"iteration": j + 1, "seconds": float(sum(secs[per * j : per * j + per]))})

@@ -192,6 +192,26 @@ def test_als_on_two_processes_equals_one():
     assert two.history[-1]["test_rmse"] == pytest.approx(one.history[-1]["test_rmse"], rel=1e-6)
 
 
+def test_als_with_bounded_staleness():
+    r = _low_rank(40, 30, 3, keep=0.5, seed=6)
+    train, test = r.split(0.2, seed=0)
+    one = als(train, rank=3, iters=4, test=test)
+    # s = 0 is BSP: the static program's alternating half-steps are the default run's
+    bsp = als(train, rank=3, iters=4, test=test, procs=2, staleness=0)
+    np.testing.assert_allclose(bsp.user_factors, one.user_factors, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(bsp.item_factors, one.item_factors, rtol=1e-7, atol=1e-9)
+    assert bsp.params["ssp"]["staleness_max"] == 0
+    # s = 2: half-steps solve against factors up to 2 half-steps old; after 20 iterations the fit
+    # is the BSP one's (real data, bench/RESULTS.md: test RMSE +0.3 % on ml-latest-small)
+    one = als(train, rank=3, iters=20, test=test)
+    ssp = als(train, rank=3, iters=20, test=test, procs=2, staleness=2, straggler="any:0.005")
+    assert 0 < ssp.params["ssp"]["staleness_max"] <= 2
+    assert ssp.history[-1]["train_rmse"] == pytest.approx(one.history[-1]["train_rmse"], rel=0.01)
+    assert ssp.history[-1]["test_rmse"] == pytest.approx(one.history[-1]["test_rmse"], rel=0.02)
+    with pytest.raises(ValueError, match="several processes"):
+        als(train, rank=3, iters=1, staleness=1)
+
+
 def test_als_history_and_test_rmse():
     r = _low_rank(20, 15, 3, keep=0.9, seed=4)
     train, test = r.split(0.2, seed=0)
@@ -444,6 +464,8 @@ def test_cli_train_predict_recommend(tmp_path, capsys):
     assert "iter    1  " in cap.err and "iter    2  train RMSE" in cap.err and "test_rmse\t" in cap.out
     assert main(["sgd", str(ratings), "--rank", "3", "--iters", "2", "-q", "--procs", "2"]) == 0
     assert "iterations\t2" in capsys.readouterr().out
+    assert main(["als", str(ratings), "--rank", "3", "--iters", "2", "--procs", "2", "--staleness", "1"]) == 0
+    assert "staleness bound 1: observed mean" in capsys.readouterr().err
     bad = ["sgd", str(ratings), "--iters", "2", "-q", "--procs", "2", "--partition", "grid"]
     assert main(bad) == 2 and "needs an edge-cut partitioner" in capsys.readouterr().err
 
