@@ -33,6 +33,23 @@ gathers document counts left by the previous sweep). The sequential sampler
 :func:`~gas.algorithms.lda_sampler.gibbs_reference` is exact; tests and ``bench/lda.py`` compare
 the two.
 
+On several processes
+--------------------
+``lda(..., procs=N)`` runs the same program on ``N`` local processes
+(:func:`gas.runtime.local.run_distributed`) over an edge-cut partition (``hash``, ``range``,
+``ldg``, ``fennel``), which stores every edge with its target's owner. All edges point into a
+document or into the hub, so each document lives whole on one process with all its tokens (never
+mirrored: its counts, changed in place by its scatter, stay exact) and samples on that process.
+The word-topic counts are owned by the process that masters the word: each process counts the
+tokens of the word it holds, the master adds up those partial counts (the gather's sum) and
+sends ``n_wk`` and ``cdf`` to the word's mirrors for the scatter. The topic totals are the hub's
+gather summed over processes (every process adds up its own documents) and reach the words
+through the one ``word -> hub`` edge, on the hub's process. The delays are those of one process
+(word counts one sweep old, totals two), and every document draws from its own random stream, so
+the run repeats the one-process chain token for token; the log-likelihood aggregate is summed
+over masters only (each vertex once), in another order, so it agrees to rounding. A vertex-cut
+would mirror documents, whose in-place updates on mirrors would be lost: it is refused.
+
 Cost per token: the number of topics in its document (the document bucket) plus ``log K`` for
 the smoothing bucket (binary search on the word's ``cdf``), so it does not grow with ``K`` once
 documents concentrate on few topics (SparseLDA's decomposition, Yao, Mimno and McCallum 2009,
@@ -153,7 +170,10 @@ class LDAProgram(VertexProgram):
         v.ll = ll
 
     def scatter(self, v, e, nbr):
-        if v.vid < self.num_docs and nbr.vid != self.hub:
+        # a document samples the tokens its words send (written as a range test, not "not the
+        # hub", so a graph of other shape, e.g. the tiny one the runtime warms kernels on,
+        # never reaches the sampler with counts that are not a corpus's)
+        if v.vid < self.num_docs and self.num_docs <= nbr.vid < self.hub:
             new, nnz, state = sample_token(
                 v.nk, v.nz, v.nnz, v.cdf, nbr.cdf, nbr.nk, e.z, self.alpha, self.beta, v.rng
             )
@@ -287,17 +307,22 @@ def _model(c: Corpus, doc, word, z, K, alpha, beta, ll, ll_iters, seconds) -> LD
 
 
 @dataclass
-class _Setup:
-    eng: SyncEngine
+class _Start:
+    """The graph, the program and the random start (topics uniform, seeded) of :func:`lda`."""
+
+    graph: Graph
+    program: LDAProgram
     eid: np.ndarray  # edge id of each token (tokens in the order of Corpus.tokens)
     doc: np.ndarray
     word: np.ndarray
     num_tokens: int
     counts: tuple
+    z: np.ndarray  # starting topic of every edge (by edge id; 0 on the hub's edges)
+    nk: np.ndarray  # starting counts of every vertex (documents, words, hub)
+    rng: np.ndarray  # starting random state of every vertex (documents only; 0 elsewhere)
 
 
-def _setup(c: Corpus, K: int, alpha: float, beta: float, seed: int, ll_every: int, threads, debug) -> _Setup:
-    """The graph, the engine and the random start (topics uniform, seeded) of :func:`lda`."""
+def _start(c: Corpus, K: int, alpha: float, beta: float, seed: int, ll_every: int) -> _Start:
     D, W = c.num_docs, c.num_words
     doc, word = c.tokens()
     m = doc.shape[0]
@@ -308,19 +333,41 @@ def _setup(c: Corpus, K: int, alpha: float, beta: float, seed: int, ll_every: in
         src, dst, num_vertices=D + W + 1, dedupe=False, edge_data={"token": np.arange(src.size)}
     )
     z0 = np.random.default_rng(seed).integers(0, K, m).astype(np.int64)
-    eng = SyncEngine(g, LDAProgram(K, D, W, alpha, beta, ll_every), threads=threads, debug=debug)
     token_of_edge = np.asarray(g.edata["token"], np.int64)
     is_token = token_of_edge < m
     eid = np.empty(m, np.int64)
     eid[token_of_edge[is_token]] = np.flatnonzero(is_token)
-    eng.edge_columns["z"][eid] = z0
+    z = np.zeros(g.num_edges, np.int32)
+    z[eid] = z0
     ndk, nwk, nk = counts_from_assignments(doc, word, z0, D, W, K)
-    cols = eng.columns
-    cols["nk"][:D] = ndk
-    cols["nk"][D:hub] = nwk
-    cols["nk"][hub] = nk
-    cols["rng"][:D] = seed_states(seed, D, 1)
-    return _Setup(eng, eid, doc, word, m, (ndk, nwk, nk))
+    nk_all = np.zeros((D + W + 1, K), np.int32)
+    nk_all[:D] = ndk
+    nk_all[D:hub] = nwk
+    nk_all[hub] = nk
+    rng = np.zeros(D + W + 1, np.uint64)
+    rng[:D] = seed_states(seed, D, 1)
+    prog = LDAProgram(K, D, W, alpha, beta, ll_every)
+    return _Start(g, prog, eid, doc, word, m, (ndk, nwk, nk), z, nk_all, rng)
+
+
+@dataclass
+class _Setup:
+    eng: SyncEngine
+    eid: np.ndarray  # edge id of each token (tokens in the order of Corpus.tokens)
+    doc: np.ndarray
+    word: np.ndarray
+    num_tokens: int
+    counts: tuple
+
+
+def _setup(c: Corpus, K: int, alpha: float, beta: float, seed: int, ll_every: int, threads, debug) -> _Setup:
+    """The engine of :func:`lda` on one process, its columns holding the random start."""
+    st = _start(c, K, alpha, beta, seed, ll_every)
+    eng = SyncEngine(st.graph, st.program, threads=threads, debug=debug)
+    eng.edge_columns["z"][:] = st.z
+    eng.columns["nk"][:] = st.nk
+    eng.columns["rng"][:] = st.rng
+    return _Setup(eng, st.eid, st.doc, st.word, st.num_tokens, st.counts)
 
 
 def lda(
@@ -336,6 +383,8 @@ def lda(
     debug: bool = False,
     progress: Callable[[dict[str, Any]], None] | None = None,
     return_engine: bool = False,
+    procs: int = 1,
+    partition: str = "hash",
 ) -> LDAModel | tuple[LDAModel, SyncEngine]:
     """Fit LDA by collapsed Gibbs sampling on the engine (one superstep per sweep).
 
@@ -361,7 +410,15 @@ def lda(
         Called after each sweep with ``iteration``, ``seconds``, ``tokens_per_s`` and, when it
         was recorded, ``loglik_per_token`` (of the state before that sweep).
     return_engine : bool, default False
-        Also return the engine (its columns hold the final vertex data).
+        Also return the engine (its columns hold the final vertex data; one process only).
+    procs : int, default 1
+        Run on this many local processes (:func:`gas.runtime.local.run_distributed`; each gets
+        cores / ``procs`` Numba threads, ``threads`` and ``debug`` apply to one process only).
+        Same seed, same assignments as on one process (see "On several processes" in the
+        module docstring).
+    partition : str, default "hash"
+        Edge-cut partitioner for ``procs > 1``: ``hash``, ``range``, ``ldg`` or ``fennel``
+        (a vertex-cut would split documents; it is refused with a ValueError).
 
     Returns
     -------
@@ -378,11 +435,18 @@ def lda(
     True
     """
     _check(topics, alpha, beta, iters)
+    if int(procs) < 1:
+        raise GasError(f"Expected procs >= 1 (got {procs})")
+    if procs > 1:
+        from .sgd import _check_edge_cut
+
+        _check_edge_cut(partition, "LDA", _WHY_EDGE_CUT)
+        if return_engine or debug:
+            raise GasError("return_engine and debug work on one process only (procs=1)")
     c = _as_corpus(corpus)
-    st = _setup(c, int(topics), alpha, beta, seed, ll_every, threads, debug)
-    eng, eid, doc, word, m = st.eng, st.eid, st.doc, st.word, st.num_tokens
     K, D, W = int(topics), c.num_docs, c.num_words
-    zc = eng.edge_columns["z"]
+    st = _start(c, K, alpha, beta, seed, ll_every)
+    eid, doc, word, m = st.eid, st.doc, st.word, st.num_tokens
     ndk, nwk, nk = st.counts
     ll = [loglikelihood(ndk, nwk, nk, alpha, beta)]
     ll_iters = [0]
@@ -399,14 +463,40 @@ def lda(
         if progress is not None:
             progress(info)
 
-    eng.run(iters, progress=step)
-    z = zc[eid].astype(np.int64)
+    eng = None
+    if procs > 1:
+        from gas.runtime.local import run_distributed
+
+        res = run_distributed(
+            st.graph,
+            st.program,
+            procs=int(procs),
+            partition=partition,
+            max_iter=int(iters),
+            progress=step,
+            initial={"vertex": {"nk": st.nk, "rng": st.rng}, "edges": {"z": st.z}},
+            edges=True,
+        )
+        z = res.edge_data["z"][eid].astype(np.int64)
+    else:
+        eng = SyncEngine(st.graph, st.program, threads=threads, debug=debug)
+        eng.edge_columns["z"][:] = st.z
+        eng.columns["nk"][:] = st.nk
+        eng.columns["rng"][:] = st.rng
+        eng.run(iters, progress=step)
+        z = eng.edge_columns["z"][eid].astype(np.int64)
     model = _model(c, doc, word, z, K, alpha, beta, ll, ll_iters, seconds)
     if iters > 0:
         final = counts_from_assignments(doc, word, z, D, W, K)
         model.loglik = np.append(model.loglik, loglikelihood(*final, alpha, beta))
         model.loglik_iters = np.append(model.loglik_iters, iters)
-    return (model, eng) if return_engine else model
+    return (model, eng) if return_engine else model  # type: ignore[return-value]
+
+
+_WHY_EDGE_CUT = (
+    "a document's scatter updates its counts in place, which is exact only where the document "
+    "has no mirrors (an edge-cut keeps every token edge with its document)"
+)
 
 
 def lda_reference(

@@ -52,6 +52,17 @@ def register(subparsers: Any) -> None:
         "--save-model", metavar="DIR", help="write doc_topic.npy, topic_word.npy, vocab.txt to DIR"
     )
     p.add_argument("--threads", type=int, default=None, help="Numba threads (default: all cores)")
+    p.add_argument(
+        "--procs",
+        type=int,
+        default=1,
+        help="run on this many local processes (same seed, same topics as one process)",
+    )
+    p.add_argument(
+        "--partition",
+        default="hash",
+        help="edge-cut partitioner for --procs > 1 (hash, range, ldg or fennel: documents stay whole)",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     p.set_defaults(func=_cmd_lda)
 
@@ -62,6 +73,7 @@ def _df(x: float) -> int | float:
 
 def _cmd_lda(args: argparse.Namespace) -> int:
     from gas.algorithms.lda import lda
+    from gas.errors import GasError
     from gas.io.atomic import atomic_open
     from gas.io.corpus import detect_format, load_corpus
 
@@ -86,17 +98,24 @@ def _cmd_lda(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    model = lda(
-        corpus,
-        topics=args.topics,
-        alpha=args.alpha,
-        beta=args.beta,
-        iters=args.iters,
-        seed=args.seed,
-        ll_every=args.ll_every,
-        threads=args.threads,
-        progress=None if quiet else show,
-    )
+    try:
+        model = lda(
+            corpus,
+            topics=args.topics,
+            alpha=args.alpha,
+            beta=args.beta,
+            iters=args.iters,
+            seed=args.seed,
+            ll_every=args.ll_every,
+            threads=args.threads,
+            progress=None if quiet else show,
+            procs=args.procs,
+            partition=args.partition,
+        )
+    except ValueError as exc:  # an unknown or vertex-cut --partition
+        if isinstance(exc, GasError):
+            raise
+        raise GasError(str(exc)) from None
     if not quiet:
         print(
             f"{args.iters} sweeps in {model.seconds.sum():.2f} s; "

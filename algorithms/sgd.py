@@ -200,19 +200,26 @@ def sgd(
     return fit.run(prog, iters, threads, debug, progress, alternate=False, procs=procs, partition=partition)
 
 
-def _check_edge_cut(method: str) -> None:
-    """Refuse a partitioner that would mirror items (see the module docstring)."""
+def _check_edge_cut(method: str, what: str = "SGD", why: str = "") -> None:
+    """Refuse a partitioner that would mirror items (see the module docstring).
+
+    ``what`` names the algorithm in the message and ``why`` says what a vertex-cut would break
+    (other programs that need each target vertex whole, such as LDA's documents, reuse this).
+    """
     from gas.partition import available_methods
 
     methods = available_methods()
     cuts = sorted(k for k, cls in methods.items() if cls.kind == "edge-cut")
     if method not in methods:
         raise ValueError(
-            f"Unknown partitioner {method!r}; SGD on several processes takes an edge-cut: {cuts}"
+            f"Unknown partitioner {method!r}; {what} on several processes takes an edge-cut: {cuts}"
         )
     if methods[method].kind != "edge-cut":
+        why = why or (
+            "SGD updates items in place during the users' gather, which is exact only where an item "
+            "has no mirrors"
+        )
         raise ValueError(
-            f"SGD on several processes needs an edge-cut partitioner (got the vertex-cut {method!r}): "
-            f"SGD updates items in place during the users' gather, which is exact only where an item "
-            f"has no mirrors; use one of {cuts}"
+            f"{what} on several processes needs an edge-cut partitioner (got the vertex-cut {method!r}): "
+            f"{why}; use one of {cuts}"
         )

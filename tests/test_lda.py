@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.special import gammaln
 
-from gas.algorithms.lda import _setup, heldout_perplexity, lda, lda_reference
+from gas.algorithms.lda import _setup, _start, heldout_perplexity, lda, lda_reference
 from gas.algorithms.lda_sampler import counts_from_assignments, loglikelihood
 from gas.datasets import lda_corpus
 from gas.errors import GasError
@@ -203,3 +203,88 @@ def test_cli_lda(tmp_path, capsys):
     assert (tmp_path / "t.tsv").read_text().splitlines() == out.splitlines()[1:]
     assert main(["lda", str(tmp_path / "missing.dat")]) == 2
     assert "missing.dat" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- on several processes
+def test_two_processes_give_the_one_process_assignments(small):
+    from gas.partition import partition
+
+    c, _, _ = small
+    st = _start(c, 4, 0.1, 0.05, seed=3, ll_every=2)
+    D, W = c.num_docs, c.num_words
+    a = partition(st.graph, "hash", num_parts=2, seed=0)
+    # the split is real: both processes hold documents, and words have tokens on both
+    assert set(a.vertex_part[:D].tolist()) == {0, 1}
+    doc_part = a.vertex_part[st.doc]
+    assert np.any(
+        np.bincount(st.word[doc_part == 0], minlength=W) * np.bincount(st.word[doc_part == 1], minlength=W)
+    )
+    one = lda(c, topics=4, alpha=0.1, beta=0.05, iters=12, seed=3, ll_every=2)
+    two = lda(c, topics=4, alpha=0.1, beta=0.05, iters=12, seed=3, ll_every=2, procs=2, partition="hash")
+    # documents are whole on one process and sample from their own random streams; words' and the
+    # hub's counts are integer sums over the processes: the same chain, token for token
+    np.testing.assert_array_equal(two.assignments, one.assignments)
+    assert two.loglik_iters.tolist() == one.loglik_iters.tolist() == [0, 2, 4, 6, 8, 10, 12]
+    np.testing.assert_allclose(two.loglik, one.loglik, rtol=1e-9)  # aggregates: another sum order
+    assert abs(two.loglik_per_token()[-1] / one.loglik_per_token()[-1] - 1) < 0.01  # the issue's 1 %
+    np.testing.assert_array_equal(two.doc_topic, one.doc_topic)
+    np.testing.assert_array_equal(two.topic_word, one.topic_word)
+
+
+def test_counts_on_two_processes_match_the_assignments(small):
+    """Vertex counts of a 2-process run recomputed with numpy from the returned topics."""
+    from gas.runtime.local import LocalCluster, run_distributed
+
+    c, _, _ = small
+    K, D, W = 4, c.num_docs, c.num_words
+    st = _start(c, K, 0.1, 0.01, seed=5, ll_every=1)
+    initial = {"vertex": {"nk": st.nk, "rng": st.rng}, "edges": {"z": st.z}}
+    with LocalCluster(2) as cl:
+        runs = [
+            run_distributed(
+                st.graph, st.program, partition="ldg", max_iter=t, initial=initial, edges=True, cluster=cl
+            )
+            for t in (2, 3)
+        ]
+    z2, z3 = (r.edge_data["z"][st.eid].astype(np.int64) for r in runs)
+    nk = runs[1].vertex_data["nk"]
+    ndk = np.zeros((D, K), np.int64)
+    np.add.at(ndk, (st.doc, z3), 1)
+    np.testing.assert_array_equal(nk[:D], ndk)  # documents: exact after their own scatter
+    nwk = np.zeros((W, K), np.int64)
+    np.add.at(nwk, (st.word, z2), 1)
+    np.testing.assert_array_equal(nk[D : D + W], nwk)  # words: the sweep's start, summed over processes
+    np.testing.assert_array_equal(nk[D + W], np.bincount(z2, minlength=K))  # the hub's totals
+    # the last sweep's aggregate, reduced over masters, is the exact log-likelihood of its start
+    ref = loglikelihood(*counts_from_assignments(st.doc, st.word, z2, D, W, K), 0.1, 0.01)
+    assert runs[1].stats[-1]["ll"] == pytest.approx(ref, rel=1e-9)
+
+
+def test_processes_refuse_a_vertex_cut(small):
+    c, _, _ = small
+    with pytest.raises(ValueError, match="edge-cut partitioner .*'hdrf'.*document"):
+        lda(c, topics=4, iters=1, procs=2, partition="hdrf")
+    with pytest.raises(ValueError, match="Unknown partitioner"):
+        lda(c, topics=4, iters=1, procs=2, partition="nope")
+    with pytest.raises(GasError, match="procs"):
+        lda(c, topics=4, iters=1, procs=0)
+
+
+def test_cli_lda_on_two_processes(tmp_path, capsys):
+    from gas.cli import main
+
+    c, _, _ = lda_corpus(num_docs=40, doc_length=30, num_words=25, topics=4, seed=1)
+    with open(tmp_path / "toy.dat", "w") as f:
+        for d in range(c.num_docs):
+            sel = c.doc == d
+            f.write(f"{sel.sum()} " + " ".join(f"{w}:{n}" for w, n in zip(c.word[sel], c.count[sel])) + "\n")
+    (tmp_path / "vocab.txt").write_text("\n".join(c.vocab) + "\n")
+    argv = ["lda", str(tmp_path / "toy.dat"), "--topics", "4", "--iters", "6", "--ll-every", "3"]
+    assert main(argv) == 0
+    one_out, one_err = capsys.readouterr()
+    assert main([*argv, "--procs", "2", "--partition", "fennel"]) == 0
+    two_out, two_err = capsys.readouterr()
+    assert two_out == one_out  # the same chain: the same top words
+    assert "loglik/token" in two_err and "M tokens/s" in two_err
+    assert main([*argv, "-q", "--procs", "2", "--partition", "grid"]) == 2
+    assert "edge-cut" in capsys.readouterr().err
