@@ -408,7 +408,8 @@ def lda(
         Run the program as plain Python (slow; for small corpora).
     progress : callable, optional
         Called after each sweep with ``iteration``, ``seconds``, ``tokens_per_s`` and, when it
-        was recorded, ``loglik_per_token`` (of the state before that sweep).
+        was recorded, ``loglik_per_token`` (of the state before that sweep); with ``procs > 1``
+        also rank 0's ``exchange_seconds`` and ``bytes_sent`` of the sweep.
     return_engine : bool, default False
         Also return the engine (its columns hold the final vertex data; one process only).
     procs : int, default 1
@@ -459,6 +460,9 @@ def lda(
             ll.append(stat["ll"])
             ll_iters.append(t)
             info["loglik_per_token"] = stat["ll"] / max(m, 1)
+        for key in ("exchange_seconds", "bytes_sent"):  # on processes: rank 0's share of the sweep
+            if key in stat:
+                info[key] = stat[key]
         seconds.append(stat["seconds"])
         if progress is not None:
             progress(info)
