@@ -206,29 +206,31 @@ def test_cli_lda(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------- on several processes
-def test_two_processes_give_the_one_process_assignments(small):
+@pytest.mark.parametrize("procs, method", [(2, "hash"), (3, "fennel")])
+def test_processes_give_the_one_process_assignments(small, procs, method):
     from gas.partition import partition
 
     c, _, _ = small
     st = _start(c, 4, 0.1, 0.05, seed=3, ll_every=2)
     D, W = c.num_docs, c.num_words
-    a = partition(st.graph, "hash", num_parts=2, seed=0)
-    # the split is real: both processes hold documents, and words have tokens on both
-    assert set(a.vertex_part[:D].tolist()) == {0, 1}
+    a = partition(st.graph, method, num_parts=procs, seed=0)
+    # the split is real: every process holds documents, and some words have tokens on several
+    assert set(a.vertex_part[:D].tolist()) == set(range(procs))
     doc_part = a.vertex_part[st.doc]
-    assert np.any(
-        np.bincount(st.word[doc_part == 0], minlength=W) * np.bincount(st.word[doc_part == 1], minlength=W)
-    )
+    parts_of_word = (
+        np.stack([np.bincount(st.word[doc_part == q], minlength=W) for q in range(procs)]) > 0
+    ).sum(0)
+    assert parts_of_word.max() > 1
     one = lda(c, topics=4, alpha=0.1, beta=0.05, iters=12, seed=3, ll_every=2)
-    two = lda(c, topics=4, alpha=0.1, beta=0.05, iters=12, seed=3, ll_every=2, procs=2, partition="hash")
+    many = lda(c, topics=4, alpha=0.1, beta=0.05, iters=12, seed=3, ll_every=2, procs=procs, partition=method)
     # documents are whole on one process and sample from their own random streams; words' and the
     # hub's counts are integer sums over the processes: the same chain, token for token
-    np.testing.assert_array_equal(two.assignments, one.assignments)
-    assert two.loglik_iters.tolist() == one.loglik_iters.tolist() == [0, 2, 4, 6, 8, 10, 12]
-    np.testing.assert_allclose(two.loglik, one.loglik, rtol=1e-9)  # aggregates: another sum order
-    assert abs(two.loglik_per_token()[-1] / one.loglik_per_token()[-1] - 1) < 0.01  # the issue's 1 %
-    np.testing.assert_array_equal(two.doc_topic, one.doc_topic)
-    np.testing.assert_array_equal(two.topic_word, one.topic_word)
+    np.testing.assert_array_equal(many.assignments, one.assignments)
+    assert many.loglik_iters.tolist() == one.loglik_iters.tolist() == [0, 2, 4, 6, 8, 10, 12]
+    np.testing.assert_allclose(many.loglik, one.loglik, rtol=1e-9)  # aggregates: another sum order
+    assert abs(many.loglik_per_token()[-1] / one.loglik_per_token()[-1] - 1) < 0.01  # the issue's 1 %
+    np.testing.assert_array_equal(many.doc_topic, one.doc_topic)
+    np.testing.assert_array_equal(many.topic_word, one.topic_word)
 
 
 def test_counts_on_two_processes_match_the_assignments(small):
