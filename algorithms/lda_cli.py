@@ -51,7 +51,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--save-model", metavar="DIR", help="write doc_topic.npy, topic_word.npy, vocab.txt to DIR"
     )
-    p.add_argument("--threads", type=int, default=None, help="Numba threads (default: all cores)")
+    p.add_argument("--threads", type=int, default=None, help="Numba threads (None: all cores)")
     p.add_argument(
         "--procs",
         type=int,
