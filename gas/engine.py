@@ -186,6 +186,9 @@ class SyncEngine:
         self._nthreads = threads or numba.get_num_threads()
         per = CONFIG["chunks_per_thread"]
         self.chunks = _chunks(np.ascontiguousarray(work), 1 if debug else self._nthreads * per)
+        # vertex ranges apply (and the fused aggregate) run over; a partition's engine narrows
+        # them to its masters (gas.runtime.exchange.DistEngine)
+        self.apply_chunks = self.chunks
         seg = CONFIG["segment_size"]
         self._use_segments = (
             not debug
@@ -360,10 +363,11 @@ class SyncEngine:
                     self.acc.fill(self.zero[0])
                 fused = everyone and bool(self.spec.agg_names) and not scatters
                 if fused:
-                    part = np.empty((ch.shape[0] - 1, len(self.spec.agg_names)), np.float64)
-                    k.k_apply_aggregate_all(ch, VC, EC, P, self.acc, C, part)
+                    ach = self.apply_chunks
+                    part = np.empty((ach.shape[0] - 1, len(self.spec.agg_names)), np.float64)
+                    k.k_apply_aggregate_all(ach, VC, EC, P, self.acc, C, part)
                 else:
-                    k.k_apply(ch, act, VC, EC, P, self.acc, C)
+                    k.k_apply(self.apply_chunks, act, VC, EC, P, self.acc, C)
                 self.exchange.sync_vertices(VC, act)
                 if scatters:
                     signal = np.zeros(n, np.uint8)

@@ -4,6 +4,18 @@ On one process there is a single partition holding the whole graph, every vertex
 no mirrors. The process runtime builds one :class:`Partition` per worker from a
 ``gas.partition`` assignment; the engine code is the same, only the :class:`~gas.exchange.Exchange`
 differs.
+
+A worker's partition holds only the vertices it needs (those with an edge there, and its
+masters), renumbered ``0..n_local-1``; :attr:`Partition.global_ids` maps them back and
+:meth:`Partition.local_ids` the other way.
+
+Examples
+--------
+>>> import numpy as np, gas
+>>> g = gas.Graph.from_edges([0], [1])
+>>> p = Partition(g, global_ids=np.array([7, 3]), is_master=np.array([True, False]))
+>>> p.local_ids(np.array([3, 7])).tolist()
+[1, 0]
 """
 
 from __future__ import annotations
@@ -12,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gas.errors import GasError
 from gas.graph import Graph
 
 __all__ = ["Partition"]
@@ -52,3 +65,22 @@ class Partition:
             num_global_vertices=n,
             num_global_edges=graph.num_edges,
         )
+
+    def local_ids(self, ids: np.ndarray) -> np.ndarray:
+        """Local ids of the global vertex ids ``ids`` (each must be held by this partition)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        gids = self.global_ids
+        n = gids.shape[0]
+        if ids.size == 0:
+            return ids.copy()
+        if n == 0 or ids.min() < 0:
+            raise GasError(f"partition {self.part_id} does not hold vertex {int(ids.min())}")
+        order = self.__dict__.get("_gas_order")
+        if order is None:
+            order = np.argsort(gids, kind="stable")
+            self.__dict__["_gas_order"] = order
+        out = order[np.minimum(np.searchsorted(gids, ids, sorter=order), n - 1)]
+        bad = gids[out] != ids
+        if bad.any():
+            raise GasError(f"partition {self.part_id} does not hold vertex {int(ids[bad][0])}")
+        return out

@@ -1,10 +1,22 @@
 """The network exchange of a synchronous superstep, and the engine that runs one partition.
 
-Layout of a worker (rank ``p``): vertex arrays span every global vertex (local id = global id,
-so ``v.vid``, degrees and ``ctx`` mean what they mean on one process), but only the edges of
-part ``p`` are stored. A vertex is *local* if it has an edge here or is mastered here; a local
-vertex mastered elsewhere is a *mirror* (with an edge-cut assignment these are the ghosts). Only
-local vertices are ever read by the kernels; the other rows are never sent or used.
+Layout of a worker (rank ``p``): only the edges of part ``p`` are stored, and only the vertices
+they need. A vertex is *local* if it has an edge here or is mastered here; a local vertex
+mastered elsewhere is a *mirror* (with an edge-cut assignment these are the ghosts). Local
+vertices are renumbered ``0..n_local-1`` (:func:`build_partition`); :attr:`Partition.global_ids`
+maps them back. Degrees and ``ctx`` are the whole graph's. Three numberings:
+
+* ``masters_first``: masters, then the mirrors grouped by master rank (each group in global id
+  order, so the rows a peer syncs are one slice, received in place). Used when the order of
+  visits cannot matter (:func:`order_free`, e.g. PageRank).
+* ``sorted``: global id order, so a worker visits its vertices in the order one process would
+  (programs that write neighbours from gather, like SGD, rely on it).
+* ``global``: every global vertex, local id = global id, for programs that read ``v.vid`` (the
+  local index in the kernels).
+
+Apply and the aggregates run on masters only, so mirrors receive from their masters only the
+fields that ``gather``, ``sum`` and ``scatter`` read (:func:`mirror_fields`); a mirror's other
+fields are never read.
 
 Setup (once): every rank sends each master rank the sorted global ids of its mirrors of that
 rank's vertices, flagging those with local gather edges. Both sides then hold the same ordered
@@ -16,9 +28,9 @@ One superstep, in the order :class:`gas.engine.SyncEngine` calls the :class:`gas
 1. ``reduce_gather``: mirrors with local gather edges send their partial totals to the master,
    which folds them in with the program's ``sum`` (:meth:`SyncEngine.combine`), peers in rank
    order (deterministic).
-2. apply runs on masters (mirrors may run it too: their result is overwritten next).
+2. apply runs on masters.
 3. ``sync_vertices``: masters send the new data of their *active* vertices (the only ones apply
-   changed) to their mirrors.
+   changed) to their mirrors, the fields mirrors read only.
 4. ``reduce_signals``: mirrors send their signal bits to the master, which ORs them and sends
    the result back, so every replica has the same next active set.
 5. ``allreduce``: aggregates summed / maxed / minned over masters, in rank order.
@@ -50,6 +62,7 @@ from typing import Any
 
 import numpy as np
 
+from gas.config import CONFIG
 from gas.engine import RunResult, SyncEngine
 from gas.errors import GasError
 from gas.graph import Graph
@@ -58,7 +71,18 @@ from gas.program import EdgeDir, VertexProgram
 from gas.runtime.comm import Comm
 from gas.runtime.protocol import DATA
 
-__all__ = ["WorkerPart", "part_of_graph", "NetworkExchange", "DistEngine", "run_partition"]
+__all__ = [
+    "WorkerPart",
+    "part_of_graph",
+    "build_partition",
+    "mirror_fields",
+    "reads_vid",
+    "order_free",
+    "layout_for",
+    "NetworkExchange",
+    "DistEngine",
+    "run_partition",
+]
 
 
 @dataclass
@@ -106,31 +130,135 @@ def part_of_graph(g: Graph, master: np.ndarray, edge_part: np.ndarray, rank: int
     )
 
 
-def build_partition(part: WorkerPart, comm: Comm) -> tuple[Partition, np.ndarray, np.ndarray, np.ndarray]:
-    """The local graph (all vertices, this part's edges) and the global degrees.
+def _names(fn: Any) -> set[str]:
+    """Names a function's code uses (attribute names included), nested code objects too."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return set()
+    out: set[str] = set()
+    todo = [code]
+    while todo:
+        c = todo.pop()
+        out |= set(c.co_names)
+        todo += [k for k in c.co_consts if hasattr(k, "co_names")]
+    return out
 
-    Returns the :class:`Partition`, global out- and in-degrees, and the global edge id of each
-    local edge in the local graph's (CSR) order.
+
+def _method_names(program: VertexProgram, methods: tuple[str, ...]) -> set[str]:
+    out: set[str] = set()
+    for name in methods:
+        fn = getattr(type(program), name, None)
+        if fn is not None and fn is not getattr(VertexProgram, name, None):
+            out |= _names(fn)
+    return out
+
+
+def reads_vid(program: VertexProgram) -> bool:
+    """True if a method of ``program`` reads ``vid`` (it then runs on the global numbering)."""
+    return "vid" in _method_names(program, ("init", "gather", "sum", "apply", "scatter", "aggregate"))
+
+
+def order_free(program: VertexProgram) -> bool:
+    """True when the order a worker visits its vertices in cannot change ``program``'s result.
+
+    That holds when no method can write another vertex's or an edge's data: only scalar vertex
+    fields (an array field can be handed to a helper that writes it, as SGD's gather does with
+    the item's vector), no edge fields of its own, and no assignment to ``nbr`` or ``e``.
     """
+    from gas.program import _METHODS, _field_dtype, _writes
+
+    if program.edge_data:
+        return False
+    if any(_field_dtype(t, f"vertex_data[{k!r}]").shape for k, t in dict(program.vertex_data).items()):
+        return False
+    for name in ("init", "gather", "sum", "apply", "scatter", "aggregate"):
+        fn = getattr(type(program), name, None)
+        if fn is not None and fn is not getattr(VertexProgram, name, None):
+            if any(role in ("e", "nbr") for _, role, _ in _writes(fn, name, _METHODS[name][0])):
+                return False
+    return True
+
+
+def layout_for(program: VertexProgram) -> str:
+    """The vertex numbering a worker uses for ``program`` (see :func:`build_partition`)."""
+    if reads_vid(program):
+        return "global"
+    return "masters_first" if order_free(program) else "sorted"
+
+
+def mirror_fields(program: VertexProgram, fields: list[str]) -> list[str]:
+    """The vertex ``fields`` a mirror must hold: those ``gather``, ``sum`` or ``scatter`` name.
+
+    Mirrors run no apply and no aggregate, so a field only those read never needs to reach them
+    (e.g. PageRank's ``rank`` and ``change``; its gather reads ``contrib``). A name counts even
+    when it is used for something else (a conservative over-estimate).
+
+    Examples
+    --------
+    >>> from gas.algorithms.pagerank import PageRankProgram
+    >>> mirror_fields(PageRankProgram(), ["rank", "contrib", "change"])
+    ['contrib']
+    """
+    used = _method_names(program, ("gather", "sum", "scatter"))
+    return [f for f in fields if f in used]
+
+
+def build_partition(
+    part: WorkerPart, comm: Comm, *, layout: str = "sorted", compact: bool | None = None
+) -> tuple[Partition, np.ndarray, np.ndarray, np.ndarray]:
+    """The local graph of this part and the global degrees of its vertices.
+
+    ``layout``: ``"sorted"`` numbers the local vertices in global id order (the default: the
+    kernels visit vertices in the order one process would), ``"masters_first"`` puts this
+    part's masters first, then its mirrors grouped by master rank, ``"global"`` keeps every
+    global vertex (local id = global id; for programs that read ``vid``); :func:`layout_for`
+    picks one for a program. ``compact=True`` / ``False`` is ``"sorted"`` / ``"global"``.
+    Returns the :class:`Partition`, global out- and in-degrees by local id, and the global edge
+    id of each local edge in the local graph's (CSR) order.
+    """
+    if compact is not None:
+        layout = "sorted" if compact else "global"
     n = part.num_vertices
+    src = np.asarray(part.src, np.int64)
+    dst = np.asarray(part.dst, np.int64)
+    # every edge lives on exactly one part: global degrees are sums of the local ones
+    deg = np.concatenate([np.bincount(src, minlength=n), np.bincount(dst, minlength=n)]).astype(np.int64)
+    deg = comm.allreduce(deg)
+    owner = part.master
+    if layout == "global":
+        gids = np.arange(n, dtype=np.int64)
+    elif layout in ("sorted", "masters_first"):
+        local = np.zeros(n, np.bool_)
+        local[src] = True
+        local[dst] = True
+        mine = owner == part.rank
+        local |= mine
+        if layout == "sorted":
+            gids = np.flatnonzero(local).astype(np.int64)
+        else:
+            mirrors = np.flatnonzero(local & ~mine)
+            mirrors = mirrors[np.argsort(owner[mirrors], kind="stable")]
+            gids = np.concatenate([np.flatnonzero(mine), mirrors]).astype(np.int64)
+        g2l = np.empty(n, np.int64)
+        g2l[gids] = np.arange(gids.shape[0], dtype=np.int64)
+        src, dst = g2l[src], g2l[dst]
+        del g2l, local
+    else:
+        raise GasError(f"Unknown layout {layout!r}; known: sorted, masters_first, global")
     cols = dict(part.edata)
     cols["_gas_eid"] = part.eid
-    lg = Graph.from_edges(part.src, part.dst, num_vertices=n, dedupe=False, edge_data=cols)
+    lg = Graph.from_edges(src, dst, num_vertices=gids.shape[0], dedupe=False, edge_data=cols)
     eid = lg.edata.pop("_gas_eid")
-    # every edge lives on exactly one part: global degrees are sums of the local ones
-    deg = np.concatenate([lg.out_degree, lg.in_degree]).astype(np.int64)
-    deg = comm.allreduce(deg)
-    is_master = part.master == part.rank
     p = Partition(
         graph=lg,
-        global_ids=np.arange(n, dtype=np.int64),
-        is_master=is_master,
+        global_ids=gids,
+        is_master=owner[gids] == part.rank,
         part_id=part.rank,
         num_parts=part.num_parts,
         num_global_vertices=n,
         num_global_edges=part.num_edges,
     )
-    return p, deg[:n], deg[n:], eid
+    return p, deg[:n][gids], deg[n:][gids], eid
 
 
 class NetworkExchange:
@@ -162,10 +290,12 @@ class NetworkExchange:
         self.seconds = 0.0
         self.step = 0
         self.pending_active: np.ndarray | None = None
+        self.partition = partition
         g = partition.graph
         master = partition.is_master
         self.is_master = master
         self.master_ids = np.flatnonzero(master)
+        self.master_gids = partition.global_ids[self.master_ids]
         # runs of consecutive masters: chunk boundaries for aggregates over masters only
         m8 = np.concatenate([[0], master.view(np.uint8), [0]]).astype(np.int8)
         d = np.diff(m8)
@@ -176,31 +306,42 @@ class NetworkExchange:
 
     def _setup(self, local: np.ndarray, gathers: np.ndarray) -> None:
         P, me = self.comm.size, self.rank
-        owner = self.owner
+        gids = self.partition.global_ids
         mirrors = np.flatnonzero(local & ~self.is_master)
-        mowner = owner[mirrors]
-        # mine_to[q]: my mirrors mastered by q (sorted global ids); gflag: with local gather edges
+        mowner = self.owner[gids[mirrors]]
+        # mirror_lists[q]: my mirrors mastered by q (local ids, ascending global id);
+        # mirror_gather[q]: those with local gather edges
         self.mirror_lists: dict[int, np.ndarray] = {}
         self.mirror_gather: dict[int, np.ndarray] = {}
+        # mirror_slice[q]: mirror_lists[q] as a slice when it is one (always, when compacted)
+        self.mirror_slice: dict[int, slice | None] = {}
         for q in range(P):
             if q != me:
                 ids = mirrors[mowner == q]
+                ids = ids[np.argsort(gids[ids], kind="stable")]
                 self.mirror_lists[q] = ids
                 self.mirror_gather[q] = ids[gathers[ids]]
+                lo = int(ids[0]) if ids.size else 0
+                contiguous = ids.size == 0 or int(ids[-1]) - lo + 1 == ids.size
+                self.mirror_slice[q] = slice(lo, lo + ids.size) if contiguous else None
         tag = self.comm._tag()
         if self.t is not None:
             for q in self.comm.peers():
-                self.t.send(q, DATA, tag, [self.mirror_lists[q], self.mirror_gather[q]])
+                self.t.send(q, DATA, tag, [gids[self.mirror_lists[q]], gids[self.mirror_gather[q]]])
         # master_lists[p]: my masters mirrored on p, in p's order; master_gather[p]: those p gathers
         self.master_lists: dict[int, np.ndarray] = {}
         self.master_gather: dict[int, np.ndarray] = {}
         if self.t is not None:
+            owner = self.owner
             for p in self.comm.peers():
                 a, b = self.t.recv(p, DATA, tag).arrays
-                if a.size and (a.min() < 0 or a.max() >= owner.shape[0] or np.any(owner[a] != me)):
-                    raise GasError(f"rank {p} claims mirrors of vertices that rank {me} does not master")
-                self.master_lists[p] = a.astype(np.int64)
-                self.master_gather[p] = b.astype(np.int64)
+                for ids in (a, b):
+                    if ids.size and (
+                        ids.min() < 0 or ids.max() >= owner.shape[0] or np.any(owner[ids] != me)
+                    ):
+                        raise GasError(f"rank {p} claims mirrors of vertices that rank {me} does not master")
+                self.master_lists[p] = self.partition.local_ids(a)
+                self.master_gather[p] = self.partition.local_ids(b)
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
@@ -236,6 +377,8 @@ class NetworkExchange:
         t0 = time.perf_counter()
         self.step += 1
         assert self.engine is not None
+        if not self.sync_names:  # mirrors read no vertex field (both sides know it)
+            return
         cols = [self.engine.columns[k] for k in self.sync_names]
         everyone = bool(active.all())
         for p, ids in self.master_lists.items():
@@ -244,6 +387,10 @@ class NetworkExchange:
                 self._send(p, [c[rows] for c in cols])
         for q, ids in self.mirror_lists.items():
             if ids.size:
+                sl = self.mirror_slice[q]
+                if everyone and sl is not None:  # straight into the mirrors' rows
+                    self.t.recv(q, DATA, self.step, into=[c[sl] for c in cols])
+                    continue
                 rows = self._active(ids, active, everyone)
                 got = self.t.recv(q, DATA, self.step).arrays
                 for c, vals in zip(cols, got):
@@ -290,7 +437,13 @@ class NetworkExchange:
 
 
 class DistEngine(SyncEngine):
-    """:class:`SyncEngine` on one part: global degrees, aggregates over masters only."""
+    """:class:`SyncEngine` on one part: global degrees; apply and aggregates on masters only.
+
+    ``apply_chunks`` are the vertex ranges apply runs over: even splits of the masters when they
+    come first (``"masters_first"`` layout), else the runs of consecutive masters with the
+    ranges between them (whose results are never read); ``master_chunk`` selects the chunks of
+    masters, whose partial aggregates make this rank's share.
+    """
 
     def __init__(
         self,
@@ -307,31 +460,47 @@ class DistEngine(SyncEngine):
             if name in self.columns:
                 self.columns[name][:] = deg
         gdir = EdgeDir(program.gather_edges)
-        sync = [k for k, _ in self.spec.vertex_columns if k not in self.spec.builtin_columns]
+        fields = [k for k, _ in self.spec.vertex_columns if k not in self.spec.builtin_columns]
+        sync = mirror_fields(program, fields)
         gathers = (
             self._gather_deg > 0 if gdir != EdgeDir.NONE else np.zeros(partition.graph.num_vertices, bool)
         )
         ex = NetworkExchange(comm, partition, master, gathers, sync)
         ex.engine = self
         self.exchange = ex
+        nm = ex.master_ids.shape[0]
+        if nm == 0 or int(ex.master_ids[-1]) == nm - 1:  # masters are 0..nm-1
+            parts = max(1, min(nm, self._nthreads * CONFIG["chunks_per_thread"]))
+            self.apply_chunks = (np.arange(parts + 1, dtype=np.int64) * nm) // parts
+            self.master_chunk = slice(None)
+        else:
+            self.apply_chunks = ex.master_runs
+            self.master_chunk = slice(0, None, 2)  # chunk 2i: the i-th run of masters
+
+    def local_share(self, part: np.ndarray | None = None) -> np.ndarray:
+        """This rank's share of the aggregates (over its masters), from the per-chunk partials
+        ``part`` of ``apply_chunks`` (computed here when None)."""
+        spec = self.spec
+        vals = np.zeros(len(spec.agg_names), np.float64)
+        for j, op in enumerate(spec.agg_ops):
+            vals[j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
+        ch = self.apply_chunks
+        if ch.shape[0] > 1 and spec.agg_names:
+            if part is None:
+                part = np.empty((ch.shape[0] - 1, len(spec.agg_names)), np.float64)
+                self.k.k_aggregate(ch, self.VC, self.EC, self.params, part)
+            mine = part[self.master_chunk]
+            for j, op in enumerate(spec.agg_ops):
+                col = mine[:, j]
+                vals[j] = col.sum() if op == 0 else (col.max() if op == 1 else col.min())
+        return vals
 
     def _aggregate(self, part: np.ndarray | None = None) -> dict[str, float]:
         spec = self.spec
         if not spec.agg_names:
             return {}
         ex: NetworkExchange = self.exchange  # type: ignore[assignment]
-        runs = ex.master_runs
-        vals = np.zeros(len(spec.agg_names), np.float64)
-        for j, op in enumerate(spec.agg_ops):
-            vals[j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
-        if runs.size:
-            out = np.empty((runs.shape[0] - 1, len(spec.agg_names)), np.float64)
-            self.k.k_aggregate(runs, self.VC, self.EC, self.params, out)
-            mine = out[0::2]  # chunk 2i is the i-th run of masters; odd chunks lie between runs
-            for j, op in enumerate(spec.agg_ops):
-                col = mine[:, j]
-                vals[j] = col.sum() if op == 0 else (col.max() if op == 1 else col.min())
-        vals = ex.allreduce(vals, spec.agg_ops)
+        vals = ex.allreduce(self.local_share(part), spec.agg_ops)
         res = {}
         for j, name in enumerate(spec.agg_names):
             self.ctx[name] = vals[j]
@@ -365,30 +534,32 @@ def run_partition(
     holds the program's edge fields by global edge id (``RunResult.edge_data``).
     """
     t_setup = time.perf_counter()
-    partition, outd, ind, eid = build_partition(part, comm)
+    partition, outd, ind, eid = build_partition(part, comm, layout=layout_for(program))
     eng = DistEngine(partition, program, comm, outd, ind, part.master, threads=threads)
     ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
     n = part.num_vertices
+    gids = partition.global_ids
     first = 0
     if restore is not None:
         first = int(restore["step"])
         for k, vals in restore["vertex"].items():
             if k in eng.columns and k not in eng.spec.builtin_columns:
-                eng.columns[k][:] = vals
+                eng.columns[k][:] = vals[gids]
         for k, vals in restore["edges"].items():
             if k in eng.edge_columns:
                 eng.edge_columns[k][:] = vals[eid]
         active = restore["active"]
         if restore.get("done"):
             max_iter = first
-    if active is not None:
+    if active is not None:  # global ids or a global mask -> a mask over the local vertices
         a = np.asarray(active)
-        mask = np.zeros(n, np.uint8)
+        gmask = np.zeros(n, np.bool_)
         if a.dtype == np.bool_:
-            mask[a] = 1
+            gmask[a] = True
         else:
-            mask[a.astype(np.int64)] = 1
-        ex.pending_active = mask
+            gmask[a.astype(np.int64)] = True
+        active = gmask[gids]
+        ex.pending_active = active.astype(np.uint8)
     setup = time.perf_counter() - t_setup
     last = [0.0, 0]
 
@@ -415,7 +586,7 @@ def run_partition(
     # masters' rows to rank 0
     ids = ex.master_ids
     names = list(res.vertex_data.dtype.names or ())
-    got = comm.gather([ids, *[res.vertex_data[k][ids] for k in names]])
+    got = comm.gather([ex.master_gids, *[res.vertex_data[k][ids] for k in names]])
     if got is not None:
         vdata = np.zeros(n, res.vertex_data.dtype)
         for arrays in got:
@@ -461,7 +632,7 @@ def _snapshot(
         nxt = np.zeros(ids.shape[0], np.uint8)
     vcols = {k: eng.columns[k][ids] for k, _ in spec.vertex_columns if k not in spec.builtin_columns}
     ecols = {k: v for k, v in eng.edge_columns.items() if k not in spec.graph_edge_fields}
-    ck.save_rank(cfg["dir"], step, comm.rank, ids, vcols, nxt, eid, ecols)
+    ck.save_rank(cfg["dir"], step, comm.rank, ex.master_gids, vcols, nxt, eid, ecols)
     conv = getattr(prog, "converged", None)
     done = bool(conv(eng.ctx.view(np.recarray)[0])) if conv is not None else False
     done = done or not bool(int(comm.allreduce(np.array([int(nxt.any())], np.int64))[0]))

@@ -76,7 +76,7 @@ from gas.engine import RunResult
 from gas.errors import GasError
 from gas.program import EdgeDir, VertexProgram
 from gas.runtime.comm import Comm, _fold
-from gas.runtime.exchange import DistEngine, NetworkExchange, WorkerPart, build_partition
+from gas.runtime.exchange import DistEngine, NetworkExchange, WorkerPart, build_partition, layout_for
 from gas.runtime.protocol import DATA, Message
 from gas.runtime.transport import RecvTimeout
 from gas.threads import num_threads
@@ -205,24 +205,6 @@ def straggler_delay(straggler: Any, rank: int, size: int, superstep: int) -> flo
     if srank == ANY_RANK:
         srank = slow_rank(superstep, size)
     return secs if srank == rank else 0.0
-
-
-def _local_aggregate(eng: DistEngine) -> np.ndarray:
-    """This rank's share of the aggregates (its masters), as DistEngine._aggregate computes it."""
-    spec = eng.spec
-    ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
-    vals = np.zeros(len(spec.agg_names), np.float64)
-    for j, op in enumerate(spec.agg_ops):
-        vals[j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
-    runs = ex.master_runs
-    if runs.size and spec.agg_names:
-        out = np.empty((runs.shape[0] - 1, len(spec.agg_names)), np.float64)
-        eng.k.k_aggregate(runs, eng.VC, eng.EC, eng.params, out)
-        mine = out[0::2]
-        for j, op in enumerate(spec.agg_ops):
-            col = mine[:, j]
-            vals[j] = col.sum() if op == 0 else (col.max() if op == 1 else col.min())
-    return vals
 
 
 def _fold_ranks(shares: list[np.ndarray], ops: tuple[int, ...]) -> np.ndarray:
@@ -388,7 +370,7 @@ def run_partition_ssp(
     s = int(staleness)
     if max_iter < 0:
         raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
-    partition, outd, ind, _ = build_partition(part, comm)
+    partition, outd, ind, _ = build_partition(part, comm, layout=layout_for(program))
     eng = DistEngine(partition, program, comm, outd, ind, part.master, threads=threads)
     ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
     g, k = eng.graph, eng.k
@@ -407,7 +389,7 @@ def run_partition_ssp(
         C["iteration"] = 0
         k.k_init(ch, VC, EC, P, C)
         # every rank's share after init (all-gathered: the same fold as BSP's all-reduce)
-        st = _SSPState(comm, eng, [a[0] for a in comm.allgather([_local_aggregate(eng)])], s)
+        st = _SSPState(comm, eng, [a[0] for a in comm.allgather([eng.local_share()])], s)
         single = comm.t is None
         aggs: dict[str, float] = {}
         while it < max_iter:
@@ -455,8 +437,8 @@ def run_partition_ssp(
             else:
                 eng.acc.fill(eng.zero[0])
             # masters only: a mirror's row keeps its master's last values until newer ones arrive
-            k.k_apply(ch, masters, VC, EC, P, eng.acc, C)
-            mine = _local_aggregate(eng)
+            k.k_apply(eng.apply_chunks, masters, VC, EC, P, eng.acc, C)
+            mine = eng.local_share()
             for q in st.peers:
                 rows = ex.master_lists[q]
                 st.send(q, VALUES, c, [mine, *[col[rows] for col in st.cols]])
@@ -490,12 +472,13 @@ def run_partition_ssp(
     got = comm.gather([summary])
     ids = ex.master_ids
     names = list(spec.vertex_dtype.names or ())
-    rows_got = comm.gather([ids, *[eng.columns[nm][ids] for nm in names]])
-    vdata = np.zeros(n, spec.vertex_dtype)
+    rows_got = comm.gather([ex.master_gids, *[eng.columns[nm][ids] for nm in names]])
+    vdata = np.zeros(n, spec.vertex_dtype)  # this rank's local view, or the whole graph (rank 0)
     for nm in names:
         vdata[nm] = eng.columns[nm]
     ssp: dict[str, Any] = {"staleness": s, "stop_superstep": st.stop_at}
     if got is not None and rows_got is not None:
+        vdata = np.zeros(partition.num_global_vertices, spec.vertex_dtype)
         for arrays in rows_got:
             rows = arrays[0]
             for nm, vals in zip(names, arrays[1:]):
