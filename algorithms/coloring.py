@@ -49,6 +49,10 @@ class ColoringProgram(VertexProgram):
         if c >= 0 and nbr.vid != v.vid:
             acc[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
 
+    def sum(self, a, b):
+        for w in range(self.words):  # partial bitsets (from other processes) are OR-ed, not added
+            a[w] |= b[w]
+
     def apply(self, v, total, ctx):
         for w in range(self.words):
             word = total[w]
@@ -87,8 +91,14 @@ def coloring(
     threads: int | None = None,
     debug: bool = False,
     progress=None,
+    procs: int = 1,
+    partition: str = "hdrf",
 ) -> np.ndarray:
     """Greedy colouring on the asynchronous engine; colour of every vertex by internal id.
+
+    ``procs > 1`` runs it on that many local processes (:mod:`gas.runtime.async_dist`: chromatic
+    steps keep ``edge`` consistency across processes; ``fifo`` or ``sweep`` scheduler), split by
+    the ``partition`` method; the colours equal a one-process run with several threads.
 
     Examples
     --------
@@ -100,6 +110,20 @@ def coloring(
     """
     if G.num_vertices == 0:
         return np.zeros(0, np.int64)
+    if procs > 1:
+        from gas.runtime.local import run_distributed
+
+        return run_distributed(
+            G,
+            ColoringProgram(G, repair),
+            procs,
+            partition,
+            max_iter=G.num_vertices + 1,
+            progress=progress,
+            engine="async",
+            scheduler=scheduler,
+            consistency=consistency,
+        ).output
     eng = AsyncEngine(
         G,
         ColoringProgram(G, repair),

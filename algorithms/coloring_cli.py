@@ -8,8 +8,11 @@ import argparse
 def _cmd_coloring(args: argparse.Namespace) -> int:
     from gas.algorithms.coloring import coloring, count_conflicts
     from gas.cli import _finish, _load, _progress
+    from gas.errors import GasError
 
     g = _load(args)
+    if args.procs < 1:
+        raise GasError(f"Expected --procs >= 1 (got {args.procs})")
     colors = coloring(
         g,
         consistency=args.consistency,
@@ -17,6 +20,8 @@ def _cmd_coloring(args: argparse.Namespace) -> int:
         repair=args.repair,
         threads=args.threads,
         progress=_progress(args.quiet),
+        procs=args.procs,
+        partition=args.partition,
     )
     print(f"colors\t{int(colors.max()) + 1 if colors.size else 0}")
     print(f"conflicting_edges\t{count_conflicts(g, colors)}")
@@ -40,6 +45,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--consistency", choices=CONSISTENCY, default="edge", help="consistency model")
     p.add_argument("--scheduler", choices=SCHEDULERS, default="fifo", help="order of updates")
     p.add_argument("--repair", action="store_true", help="recolour vertices that end in a conflict")
+    p.add_argument(
+        "--procs",
+        type=int,
+        default=1,
+        help="run on N local processes (chromatic steps; scheduler fifo or sweep; edge or vertex)",
+    )
+    p.add_argument("--partition", default="hdrf", metavar="METHOD", help="partitioner for --procs")
     p.set_defaults(func=_cmd_coloring)
 
 

@@ -64,10 +64,12 @@ def add_runtime_options(p: argparse.ArgumentParser) -> None:
 def _program(command: str, args: argparse.Namespace, g: Any) -> tuple[Any, int, Any, dict[str, Any]]:
     """Program, max_iter, active set, and what resume needs to rebuild them."""
     if command == "pagerank":
-        from gas.algorithms.pagerank import PageRankProgram
+        from gas.algorithms.pagerank import DeltaPageRankProgram, PageRankProgram
 
         if getattr(args, "weighted", False) and g.weights is not None:
             raise GasError("--weighted PageRank does not run on several processes yet; drop --procs")
+        if _engine(args)[0] == "async":  # the pull form: it writes only its own vertex
+            return DeltaPageRankProgram(args.alpha, args.tol), args.max_iter, None, {}
         return PageRankProgram(args.alpha, args.tol), args.max_iter, None, {}
     if command == "cc":
         from gas.algorithms.components import ComponentsProgram
@@ -84,6 +86,28 @@ def _program(command: str, args: argparse.Namespace, g: Any) -> tuple[Any, int, 
         prog = SSSPProgram(s) if weighted else HopsProgram(s)
         return prog, g.num_vertices + 1, np.array([s]), {"source": args.source}
     raise GasError(f"{command} has no distributed runner")
+
+
+def _engine(args: argparse.Namespace) -> tuple[str, str, str | None]:
+    """``(engine, scheduler, consistency)`` for a run on several processes, checked."""
+    engine = getattr(args, "engine", "sync") or "sync"
+    if engine != "async":
+        return "sync", "fifo", None
+    from gas.runtime.async_dist import DIST_SCHEDULERS
+
+    scheduler = getattr(args, "scheduler", "fifo")
+    if scheduler not in DIST_SCHEDULERS:
+        raise GasError(
+            f"--scheduler {scheduler} runs on one process only (its priorities are not combined across "
+            f"processes); with --procs or a launcher use --scheduler {' or '.join(DIST_SCHEDULERS)}"
+        )
+    consistency = getattr(args, "consistency", None)
+    if consistency == "full":
+        raise GasError(
+            "--consistency full runs on one process only; across processes the asynchronous engine "
+            "offers edge (chromatic steps) or vertex"
+        )
+    return engine, scheduler, consistency
 
 
 def _check_ssp_args(args: argparse.Namespace, procs: int, size: int) -> None:
@@ -183,7 +207,9 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
     _check_ssp_args(args, procs, size)
     if procs == 1 and size == 1 and not args.checkpoint_dir:
         return None
+    engine, scheduler, consistency = _engine(args)
     program, max_iter, active, extra = _program(command, args, g)
+    run_kw = dict(engine=engine, scheduler=scheduler, consistency=consistency)
     ck = _checkpoint(args, command, extra)
     progress = _progress(args.quiet)
     if size > 1:
@@ -205,6 +231,7 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
                 checkpoint=ck,
                 staleness=getattr(args, "staleness", None),
                 straggler=getattr(args, "straggler", None),
+                **run_kw,
             )
         except BaseException as exc:
             if t is not None:
@@ -213,7 +240,7 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
             raise
         if t is not None:
             t.shutdown(timeout=60)
-        return 0 if res is None else _report(command, args, g, res)
+        return 0 if res is None else _report(command, args, g, _normalized(command, engine, res))
     from gas.runtime.local import run_distributed
 
     res = run_distributed(
@@ -228,8 +255,16 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
         checkpoint=ck,
         staleness=getattr(args, "staleness", None),
         straggler=getattr(args, "straggler", None),
+        **run_kw,
     )
-    return _report(command, args, g, res)
+    return _report(command, args, g, _normalized(command, engine, res))
+
+
+def _normalized(command: str, engine: str, res: Any) -> Any:
+    """Asynchronous PageRank solves an unnormalized system: scale its output to sum 1."""
+    if command == "pagerank" and engine == "async" and res.output.size:
+        res.output = res.output / res.output.sum()
+    return res
 
 
 def maybe_distributed_file(args: argparse.Namespace, command: str) -> int | None:
@@ -251,6 +286,8 @@ def maybe_distributed_file(args: argparse.Namespace, command: str) -> int | None
     _check_ssp_args(args, procs, size)
     if (procs <= 1 and size == 1) or procs < 1:
         return None
+    if getattr(args, "engine", "sync") == "async":
+        return None  # the colouring needs the whole graph: the whole-graph path (maybe_distributed)
     if size > 1 and procs > 1:
         raise GasError(
             f"--procs {procs} inside a launcher job ({source} gives {size} ranks): use one or the other"

@@ -82,6 +82,7 @@ __all__ = [
     "NetworkExchange",
     "DistEngine",
     "run_partition",
+    "collect_masters",
 ]
 
 
@@ -508,6 +509,24 @@ class DistEngine(SyncEngine):
         return res
 
 
+def collect_masters(res: RunResult, eng: DistEngine, comm: Comm, num_vertices: int) -> RunResult:
+    """On rank 0, make ``res`` hold every vertex's final data by global id (the masters' rows,
+    gathered from all ranks); other ranks keep their local view. Returns ``res``."""
+    ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
+    ids = ex.master_ids
+    names = list(res.vertex_data.dtype.names or ())
+    got = comm.gather([ex.master_gids, *[res.vertex_data[k][ids] for k in names]])
+    if got is not None:
+        vdata = np.zeros(num_vertices, res.vertex_data.dtype)
+        for arrays in got:
+            rows = arrays[0]
+            for k, vals in zip(names, arrays[1:]):
+                vdata[k][rows] = vals
+        res.vertex_data = vdata
+        res.output = vdata[eng.spec.output].copy()
+    return res
+
+
 def run_partition(
     part: WorkerPart,
     program: VertexProgram,
@@ -583,18 +602,7 @@ def run_partition(
         init=restore is None or bool(restore.get("init")),
     )
     res.stats and res.stats[0].setdefault("setup_seconds", setup)
-    # masters' rows to rank 0
-    ids = ex.master_ids
-    names = list(res.vertex_data.dtype.names or ())
-    got = comm.gather([ex.master_gids, *[res.vertex_data[k][ids] for k in names]])
-    if got is not None:
-        vdata = np.zeros(n, res.vertex_data.dtype)
-        for arrays in got:
-            rows = arrays[0]
-            for k, vals in zip(names, arrays[1:]):
-                vdata[k][rows] = vals
-        res.vertex_data = vdata
-        res.output = vdata[eng.spec.output].copy()
+    collect_masters(res, eng, comm, n)
     if edges:
         names_e = sorted(k for k in eng.edge_columns if k not in eng.spec.graph_edge_fields)
         got_e = comm.gather([eid, *[eng.edge_columns[k] for k in names_e]])

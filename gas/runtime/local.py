@@ -232,6 +232,21 @@ def serve(comm: Comm) -> None:
         part = recv_part(comm.t)
         program = program_from_json(job["program"])
         active = job.get("active")
+        if job.get("async"):
+            from gas.runtime.async_dist import run_partition_async
+
+            color = comm.t.recv(0, DATA, 0).arrays[0]
+            run_partition_async(
+                part,
+                program,
+                comm,
+                color=color,
+                scheduler=str(job["async"]["scheduler"]),
+                max_iter=int(job["max_iter"]),
+                active=None if active is None else np.asarray(active, np.int64),
+                threads=_threads_per_proc(comm.size),
+            )
+            continue
         restore = recv_restore(comm.t, job["restore"]) if job.get("restore") else None
         run_part(
             job.get("ssp"),
@@ -294,16 +309,22 @@ class LocalCluster:
         staleness: int | None = None,
         straggler: Any = None,
         edges: bool = False,
+        engine: str = "sync",
+        scheduler: str = "fifo",
+        consistency: str | None = None,
     ) -> RunResult:
         """Partition ``graph``, run ``program`` on every rank; the whole result (rank 0).
 
         ``staleness``/``straggler``: bounded staleness (see :mod:`gas.runtime.ssp`).
         ``restore``: global vertex and edge arrays to start from instead of ``init`` (a snapshot,
         or :func:`run_distributed`'s ``initial``). ``edges``: also return the program's edge fields.
+        ``engine="async"``: the asynchronous engine by chromatic steps
+        (:mod:`gas.runtime.async_dist`) with ``scheduler`` and ``consistency``.
         """
         from gas.partition import partition as make_partition
 
         ssp = ssp_job(program, staleness, straggler, active=active, checkpoint=checkpoint, restore=restore)
+        color = _async_job(graph, program, engine, scheduler, consistency, ssp, checkpoint, restore, edges)
         P = self.procs
         if assignment is None:
             assignment = make_partition(graph, partition, num_parts=P, seed=seed)
@@ -325,6 +346,7 @@ class LocalCluster:
                 "checkpoint": checkpoint,
                 "ssp": ssp,
                 "edges": bool(edges),
+                "async": None if color is None else {"scheduler": scheduler},
                 "restore": None
                 if restore is None
                 else {
@@ -338,10 +360,26 @@ class LocalCluster:
             self.comm.bcast_meta(job)
             for r in range(1, P):
                 send_part(t, r, part_of_graph(graph, assignment.master, assignment.edge_part, r))
-                if restore is not None:
+                if color is not None:
+                    t.send(r, DATA, 0, [color])
+                elif restore is not None:
                     send_restore(t, r, restore)
         part0 = part_of_graph(graph, assignment.master, assignment.edge_part, 0)
         try:
+            if color is not None:
+                from gas.runtime.async_dist import run_partition_async
+
+                return run_partition_async(
+                    part0,
+                    program,
+                    self.comm,
+                    color=color,
+                    scheduler=scheduler,
+                    max_iter=max_iter,
+                    active=act,
+                    threads=_threads_per_proc(P),
+                    progress=progress,
+                )
             return run_part(
                 ssp,
                 part0,
@@ -389,6 +427,37 @@ class LocalCluster:
         self.close()
 
 
+def _async_job(
+    graph: Graph,
+    program: VertexProgram,
+    engine: str,
+    scheduler: str,
+    consistency: str | None,
+    ssp: Any,
+    checkpoint: Any,
+    restore: Any,
+    edges: bool,
+) -> np.ndarray | None:
+    """The colouring that schedules an asynchronous run (None for the sync engine), after
+    refusing what the asynchronous engine does not run across processes."""
+    if engine == "sync":
+        return None
+    if engine != "async":
+        raise GasError(f"Unknown engine {engine!r}; known: sync, async")
+    for what, given in (
+        ("bounded staleness", ssp),
+        ("checkpoints", checkpoint),
+        ("a restored state", restore),
+    ):
+        if given:
+            raise GasError(f"The asynchronous engine across processes does not take {what} (yet)")
+    if edges:
+        raise GasError("The asynchronous engine across processes does not return edge data (yet)")
+    from gas.runtime.async_dist import async_groups, check_async
+
+    return async_groups(graph, check_async(program, graph, scheduler, consistency))
+
+
 def run_distributed(
     graph: Graph,
     program: VertexProgram,
@@ -405,6 +474,9 @@ def run_distributed(
     straggler: Any = None,
     initial: dict[str, dict[str, np.ndarray]] | None = None,
     edges: bool = False,
+    engine: str = "sync",
+    scheduler: str = "fifo",
+    consistency: str | None = None,
 ) -> RunResult:
     """Run ``program`` on ``graph`` split over ``procs`` local processes (see the module docstring).
 
@@ -434,6 +506,12 @@ def run_distributed(
         ``engine.columns`` before ``run`` (``init`` may set other fields, or overwrite these).
     edges : bool, default False
         Also return the program's edge fields (``RunResult.edge_data``, by edge id).
+    engine : {"sync", "async"}, default "sync"
+        ``"async"``: the asynchronous engine across processes by chromatic steps
+        (:mod:`gas.runtime.async_dist`; ``max_iter`` counts rounds).
+    scheduler : {"fifo", "sweep"}, default "fifo"
+    consistency : {"vertex", "edge"}, optional
+        For ``engine="async"`` (default: the weakest model the program is safe under).
 
     Returns
     -------
@@ -460,6 +538,9 @@ def run_distributed(
             straggler=straggler,
             restore=restore,
             edges=edges,
+            engine=engine,
+            scheduler=scheduler,
+            consistency=consistency,
         )
 
 
@@ -507,14 +588,19 @@ def run_launched(
     checkpoint: dict[str, Any] | None = None,
     staleness: int | None = None,
     straggler: Any = None,
+    engine: str = "sync",
+    scheduler: str = "fifo",
+    consistency: str | None = None,
 ) -> RunResult | None:
     """Every rank of a launcher-started job holds ``graph``; each runs its part (same seed).
 
-    Returns the whole result on rank 0, None on the other ranks.
+    Returns the whole result on rank 0, None on the other ranks. ``engine="async"``: as in
+    :func:`run_distributed` (every rank computes the same colouring).
     """
     from gas.partition import partition as make_partition
 
     ssp = ssp_job(program, staleness, straggler, active=active, checkpoint=checkpoint)
+    color = _async_job(graph, program, engine, scheduler, consistency, ssp, checkpoint, None, False)
     t0 = time.perf_counter()
     a = make_partition(graph, partition, num_parts=comm.size, seed=seed)
     part = part_of_graph(graph, a.master, a.edge_part, comm.rank)
@@ -523,6 +609,20 @@ def run_launched(
             f"partitioned ({partition}, {comm.size} parts) in {time.perf_counter() - t0:.2f} s",
             file=sys.stderr,
         )
+    if color is not None:
+        from gas.runtime.async_dist import run_partition_async
+
+        res = run_partition_async(
+            part,
+            program,
+            comm,
+            color=color,
+            scheduler=scheduler,
+            max_iter=max_iter,
+            active=active,
+            progress=progress if comm.rank == 0 else None,
+        )
+        return res if comm.rank == 0 else None
     res = run_part(
         ssp,
         part,

@@ -1,0 +1,271 @@
+"""The asynchronous engine across processes, by chromatic steps (GraphLab's chromatic engine).
+
+Semantics are those of :class:`gas.AsyncEngine` (read its module docstring) with the ``fifo`` or
+``sweep`` scheduler, run on masters and mirrors:
+
+* A *round* takes the vertices scheduled when it begins (``fifo``), or the ones scheduled when
+  the pass reaches each group (``sweep``), and runs them group by group. Under ``edge``
+  consistency the groups are the colour classes of one greedy distance-1 colouring of the whole
+  graph (:func:`gas.coloring.greedy_coloring`, the one :class:`gas.AsyncEngine` uses), so no two
+  adjacent vertices run at the same time *on any process*; under ``vertex`` consistency there is
+  one group.
+* A group runs as one *chromatic step* on every rank: each replica of a member gathers over its
+  local edges, mirrors send their partial totals to the master (``reduce_gather``), masters
+  apply and send the new data to their mirrors (``sync_vertices``), then every replica scatters
+  over its local edges and the signals are OR-ed at the master and sent back
+  (``reduce_signals``). Signals schedule vertices: for the next round (``fifo``), or for a later
+  group of the same pass (``sweep``).
+
+Why this is the single-process result: within a colour class no member is adjacent to another,
+so a member's gather reads only neighbours that are not running, whose data the previous steps
+made current everywhere; running the class as gather-all, apply-all, scatter-all therefore does
+what running the members one by one would (the edges a member's scatter writes are adjacent to
+no other member). The steps of one round follow the same colour order on every rank, and every
+replica of a vertex holds the same schedule bit. So a run on P processes equals
+:class:`gas.AsyncEngine` on one process with the same colouring (floating-point sums may differ
+in their last bits: partial totals are added per process).
+
+What it costs: one barrier-like exchange per non-empty colour class per round (a chromatic
+engine's price); vertex programs on different processes run without any lock.
+
+Not supported across processes: ``full`` consistency (a program that writes its neighbours
+would need those writes folded into the masters) and the ``priority`` scheduler (its
+priorities are not reduced across processes); both are refused before any work starts.
+
+Examples
+--------
+>>> import threading, numpy as np, gas
+>>> from gas.runtime.comm import Comm
+>>> from gas.runtime.exchange import part_of_graph
+>>> from gas.runtime.transport import InProcHub
+>>> from gas.algorithms.coloring import ColoringProgram
+>>> from gas.coloring import greedy_coloring
+>>> g = gas.Graph.from_edges([0, 0, 1, 2, 3], [1, 2, 2, 3, 0])
+>>> color = greedy_coloring(g, 1)
+>>> hub = InProcHub(2)
+>>> out = [None, None]
+>>> def work(r):
+...     part = part_of_graph(g, np.array([0, 1, 0, 1]), g.src % 2, r)
+...     out[r] = run_partition_async(part, ColoringProgram(g), Comm(hub.transport(r)), color=color)
+>>> ts = [threading.Thread(target=work, args=(r,)) for r in range(2)]
+>>> for t in ts: t.start()
+>>> for t in ts: t.join()
+>>> one = gas.AsyncEngine(g, ColoringProgram(g), consistency="edge", threads=2).run()
+>>> out[0].output.tolist() == one.output.tolist()
+True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from gas.engine import RunResult
+from gas.errors import GasError
+from gas.graph import Graph
+from gas.program import EdgeDir, VertexProgram
+from gas.runtime.comm import Comm
+from gas.runtime.exchange import (
+    DistEngine,
+    NetworkExchange,
+    WorkerPart,
+    build_partition,
+    collect_masters,
+    layout_for,
+)
+from gas.threads import num_threads
+
+__all__ = ["DIST_SCHEDULERS", "check_async", "async_groups", "run_partition_async"]
+
+DIST_SCHEDULERS = ("fifo", "sweep")
+
+
+def check_async(program: VertexProgram, graph: Graph, scheduler: str, consistency: str | None) -> str:
+    """The consistency model a run across processes will use; refuses what it cannot run.
+
+    The default is the weakest model the program is safe under, as for :class:`gas.AsyncEngine`.
+
+    Examples
+    --------
+    >>> import gas
+    >>> from gas.algorithms.pagerank import DeltaPageRankProgram
+    >>> g = gas.Graph.from_edges([0, 1], [1, 0])
+    >>> check_async(DeltaPageRankProgram(), g, "fifo", "edge")
+    'edge'
+    """
+    from gas.async_engine import _STRENGTH, CONSISTENCY
+    from gas.program import validate
+
+    if scheduler not in DIST_SCHEDULERS:
+        raise GasError(
+            f"The asynchronous engine runs the {', '.join(DIST_SCHEDULERS)} schedulers across processes "
+            f"(got {scheduler!r}: its priorities are not reduced across processes); hint: --scheduler fifo"
+        )
+    if consistency is not None and consistency not in CONSISTENCY:
+        raise GasError(f"Unknown consistency model {consistency!r}; known: {', '.join(CONSISTENCY)}")
+    need = validate(program, graph).consistency_needed
+    model = consistency or need
+    if _STRENGTH[model] < _STRENGTH[need]:
+        raise GasError(
+            f"{type(program).__name__} writes {'neighbour' if need == 'full' else 'edge'} data, which "
+            f"{model!r} consistency does not protect. Fix: consistency={need!r}"
+        )
+    if model == "full":
+        raise GasError(
+            f"{type(program).__name__} needs full consistency (it writes its neighbours), which the "
+            "asynchronous engine does not run across processes (a neighbour's master would miss the "
+            "write); run it on one process, or use a pull form that writes only its own vertex"
+        )
+    return model
+
+
+def async_groups(graph: Graph, consistency: str) -> np.ndarray:
+    """Group (colour) of every vertex for a run across processes: a distance-1 colouring under
+    ``edge`` consistency, one group (all 0) under ``vertex``."""
+    from gas.coloring import greedy_coloring
+
+    if consistency == "edge":
+        return np.ascontiguousarray(greedy_coloring(graph, 1), dtype=np.int32)
+    return np.zeros(graph.num_vertices, np.int32)
+
+
+def run_partition_async(
+    part: WorkerPart,
+    program: VertexProgram,
+    comm: Comm,
+    *,
+    color: np.ndarray,
+    scheduler: str = "fifo",
+    max_iter: int = 1000,
+    active: Any = None,
+    threads: int | None = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> RunResult:
+    """Run ``program`` asynchronously on this rank's part (see the module docstring).
+
+    ``color`` is the group of every global vertex (:func:`async_groups`), the same on every rank.
+    Rank 0 returns every vertex's data; statistics are per round (``active``: updates in the
+    round over all ranks, ``edges``: edges visited by gather and scatter over all ranks,
+    ``scheduled``, ``steps``: chromatic steps run, ``seconds``, ``exchange_seconds``,
+    ``bytes_sent`` of this rank, aggregates).
+    """
+    if scheduler not in DIST_SCHEDULERS:
+        raise GasError(f"Expected a scheduler in {DIST_SCHEDULERS} (got {scheduler!r})")
+    if max_iter < 0:
+        raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
+    partition, outd, ind, _eid = build_partition(part, comm, layout=layout_for(program))
+    eng = DistEngine(partition, program, comm, outd, ind, part.master, threads=threads)
+    ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
+    g, k = eng.graph, eng.k
+    n = g.num_vertices
+    gids = partition.global_ids  # local id -> global id (the identity when not compacted)
+    color = np.asarray(color)
+    if color.shape != (part.num_vertices,):
+        raise GasError(
+            f"rank {comm.rank}: expected a colour per vertex ({part.num_vertices}), got shape {color.shape}"
+        )
+    ngroups = int(color.max()) + 1 if color.size else 0  # the same on every rank
+    local_color = color[gids]
+    members = [np.flatnonzero(local_color == c) for c in range(ngroups)]
+    VC, EC, P, C, ch = eng.VC, eng.EC, eng.params, eng.ctx, eng.chunks
+    topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
+    gathers = program.gather_edges != EdgeDir.NONE
+    scatters = program.scatter_edges != EdgeDir.NONE
+    dynamic = bool(program.dynamic)
+    conv_fn = getattr(program, "converged", None)
+    ctx_view = eng.ctx.view(np.recarray)[0]
+    is_master = partition.is_master
+    queued = np.ones(n, np.uint8)
+    if active is not None:  # global ids or a global mask, like SyncEngine.run's
+        a = np.asarray(active)
+        start = np.zeros(part.num_vertices, np.uint8)
+        start[np.flatnonzero(a) if a.dtype == np.bool_ else a.astype(np.int64).ravel()] = 1
+        queued = np.ascontiguousarray(start[gids])
+    stats: list[dict[str, Any]] = []
+    converged = False
+    rnd = 0
+
+    def step(batch: np.ndarray) -> tuple[int, int]:
+        """One chromatic step over ``batch`` (local ids of one group; every replica of a vertex
+        agrees on whether it is in)."""
+        mask = np.zeros(n, np.uint8)
+        mask[batch] = 1
+        own = mask & is_master
+        counts = comm.allreduce(
+            np.array([np.count_nonzero(is_master[batch]), eng._visit_deg[batch].sum()], np.int64)
+        )
+        if counts[0] == 0:
+            return 0, 0
+        if gathers:
+            if eng.spec.gather_shape:
+                k.k_gather_array(ch, mask, VC, EC, P, *topo, eng.acc, eng.zero)
+            else:
+                k.k_gather(ch, mask, VC, EC, P, *topo, eng.acc, eng.zero)
+            ex.reduce_gather(eng.acc, mask, 0)
+        else:
+            eng.acc.fill(eng.zero[0])
+        k.k_apply(ch, own, VC, EC, P, eng.acc, C)  # masters; sync_vertices brings mirrors up to date
+        ex.sync_vertices(VC, mask)
+        if scatters:
+            signal = np.zeros(n, np.uint8)
+            k.k_scatter(ch, mask, VC, EC, P, *topo, signal)
+            ex.reduce_signals(signal)  # every replica now holds the master's OR of the signals
+            ex.pending_active = None
+            queued[signal != 0] = 1
+        return int(counts[0]), int(counts[1])
+
+    with num_threads(eng.threads):
+        C["iteration"] = 0
+        k.k_init(ch, VC, EC, P, C)
+        aggs = eng._aggregate()
+        x0, b0 = ex.seconds, ex.bytes_sent
+        while rnd < max_iter:
+            if not dynamic:
+                queued[:] = 1
+            t0 = time.perf_counter()
+            C["iteration"] = rnd
+            ran = edges = steps = 0
+            if scheduler == "fifo":
+                cand = queued.astype(bool)
+                queued[:] = 0
+                for c in range(ngroups):
+                    u, e = step(members[c][cand[members[c]]])
+                    ran, edges, steps = ran + u, edges + e, steps + (u > 0)
+            else:
+                for c in range(ngroups):
+                    batch = members[c][queued[members[c]] != 0]
+                    queued[batch] = 0
+                    u, e = step(batch)
+                    ran, edges, steps = ran + u, edges + e, steps + (u > 0)
+            if ran == 0:
+                converged = True
+                break
+            aggs = eng._aggregate()
+            left = int(comm.allreduce(np.array([np.count_nonzero(queued[is_master])], np.int64))[0])
+            stat = {
+                "iteration": rnd,
+                "active": ran,
+                "edges": edges,
+                "scheduled": left,
+                "steps": steps,
+                "seconds": time.perf_counter() - t0,
+                "exchange_seconds": ex.seconds - x0,
+                "bytes_sent": ex.bytes_sent - b0,
+                **aggs,
+            }
+            x0, b0 = ex.seconds, ex.bytes_sent
+            stats.append(stat)
+            rnd += 1
+            if progress is not None:
+                progress(stat)
+            if conv_fn is not None and bool(conv_fn(ctx_view)):
+                converged = True
+                break
+            if dynamic and left == 0:
+                converged = True
+                break
+    res = eng._result(rnd, converged, stats, aggs)
+    return collect_masters(res, eng, comm, part.num_vertices)
