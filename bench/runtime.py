@@ -3,10 +3,11 @@
 For each partitioner, a fixed number of supersteps (tol 0) of PageRank on an R-MAT graph, one
 warm-up job first (JIT, worker start), then timed jobs on the same workers. Reported per
 superstep: wall time, the part rank 0 spent inside exchange steps (waiting included), and the
-bytes rank 0 sent, against the partitioner's prediction: sync sends every mirror's vertex data
-(rank, contrib, change: 24 bytes) from its master, and reduce_gather one 8-byte partial per
+bytes rank 0 sent, against the partitioner's prediction: sync sends every mirror the fields its
+gather reads (PageRank: ``contrib``, 8 bytes; ``rank`` and ``change`` stay on the master, see
+``gas.runtime.exchange.mirror_fields``) from its master, and reduce_gather one 8-byte partial per
 mirror that has local in-edges, so the total per superstep is bounded by
-``(RF - 1) * n * (24 + 8)`` bytes over all ranks (predicted here from the assignment itself).
+``(RF - 1) * n * (8 + 8)`` bytes over all ranks (predicted here from the assignment itself).
 Rank 0 sends about half of it with two ranks.
 
 Run: ``python bench/runtime.py [--scale 20] [--iters 20]``; writes "## Process runtime" into
@@ -25,19 +26,23 @@ from gas.algorithms.pagerank import PageRankProgram
 from gas.datasets.generators import rmat_graph
 from gas.engine import SyncEngine
 from gas.partition import partition
+from gas.runtime.exchange import mirror_fields
 from gas.runtime.local import LocalCluster
+
+# bytes a mirror receives per superstep: the fields PageRank's gather reads (float64 each)
+SYNC_B = 8 * len(mirror_fields(PageRankProgram(), list(PageRankProgram.vertex_data)))
 
 
 def predicted_bytes(g, a) -> float:
-    """Sync (24 B per mirror) + partial sums (8 B per mirror with local in-edges), all ranks."""
+    """Sync (SYNC_B per mirror) + partial sums (8 B per mirror with local in-edges), all ranks."""
     rf = a.num_replicas.sum() / g.num_vertices
     mirrors = (rf - 1.0) * g.num_vertices
-    return mirrors * (24 + 8)
+    return mirrors * (SYNC_B + 8)
 
 
 def predicted_rank0(g, a) -> float:
-    """Bytes rank 0 sends per superstep (PageRank): 24 B per replica of its masters on other
-    parts (sync of rank, contrib, change), 8 B per rank-0 mirror with local in-edges (partial sum)."""
+    """Bytes rank 0 sends per superstep (PageRank): SYNC_B per replica of its masters on other
+    parts (sync of the fields gather reads), 8 B per rank-0 mirror with local in-edges (partial sum)."""
     nrep = a.num_replicas
     own = a.master == 0
     sync = int((nrep[own] - 1).sum())
@@ -45,7 +50,7 @@ def predicted_rank0(g, a) -> float:
     has_in0 = np.zeros(g.num_vertices, bool)
     has_in0[g.dst[on0]] = True
     partial = int((has_in0 & ~own).sum())
-    return sync * 24.0 + partial * 8.0
+    return sync * float(SYNC_B) + partial * 8.0
 
 
 def rf_of(g, method: str, parts: int) -> float:
@@ -104,14 +109,15 @@ def main() -> None:
             f"| {pred / 1e6:.2f} |"
         )
     # projection: per-edge compute cost from procs 1, per-byte cost from the measured exchange
+    bpm = SYNC_B + 8  # bytes per mirror and superstep
     c_e = t1 / g.num_edges
     c_b = min(exch / max(sent0, 1.0) for _m, _rf, _per, exch, sent0, *_ in rows)
     c_net = 1.0 / 1.25e9  # a 10 GbE link
     lines += [
         "",
         "Projection to P machines (one rank each): per superstep "
-        "`T(P) = c_e * m / P + c_b * B(P)`, with `B(P) = (RF(P) - 1) * n * 32 / P` bytes sent per "
-        "rank (24 B sync + 8 B partial per mirror, spread evenly), "
+        f"`T(P) = c_e * m / P + c_b * B(P)`, with `B(P) = (RF(P) - 1) * n * {bpm} / P` bytes sent "
+        f"per rank ({SYNC_B} B sync + 8 B partial per mirror, spread evenly), "
         f"`c_e` = {c_e * 1e9:.2f} ns per edge (procs 1 here) and `c_b` the per-byte exchange cost: "
         f"{c_b * 1e9:.2f} ns/B measured over loopback (lowest of the three, waiting included) and "
         f"{c_net * 1e9:.2f} ns/B for a 10 GbE link. RF(P) is measured by partitioning this graph.",
@@ -124,7 +130,7 @@ def main() -> None:
         for P in (8, 16, 32, 64):
             rf = rf_of(g, method, P)
             comp = c_e * g.num_edges / P
-            B = (rf - 1.0) * g.num_vertices * 32 / P
+            B = (rf - 1.0) * g.num_vertices * bpm / P
             x1, x2 = c_b * B, c_net * B
             lines.append(
                 f"| {method} | {P} | {rf:.2f} | {comp * 1e3:.1f} | {x1 * 1e3:.1f} | {x1 / (comp + x1):.0%} "
@@ -136,9 +142,9 @@ def main() -> None:
         "superstep time minus exchange on rank 0 (clamped at 0: the active-count all-reduce is timed as "
         "exchange but falls outside the superstep timer). The bytes rank 0 sends are one of two directions; "
         "the all-ranks prediction is the whole volume. Exchange overtakes compute where "
-        "`(RF(P) - 1) * n * 32 * c_b > c_e * m`, i.e. once RF(P) - 1 exceeds "
-        f"`c_e * m / (32 n c_b)` = {c_e * g.num_edges / (32 * g.num_vertices * c_b):.2f} (loopback c_b) "
-        f"or {c_e * g.num_edges / (32 * g.num_vertices * c_net):.2f} (10 GbE).",
+        f"`(RF(P) - 1) * n * {bpm} * c_b > c_e * m`, i.e. once RF(P) - 1 exceeds "
+        f"`c_e * m / ({bpm} n c_b)` = {c_e * g.num_edges / (bpm * g.num_vertices * c_b):.2f} (loopback c_b) "
+        f"or {c_e * g.num_edges / (bpm * g.num_vertices * c_net):.2f} (10 GbE).",
     ]
     text = "\n".join(lines)
     print(text)

@@ -205,7 +205,12 @@ def mirror_fields(program: VertexProgram, fields: list[str]) -> list[str]:
 
 
 def build_partition(
-    part: WorkerPart, comm: Comm, *, layout: str = "sorted", compact: bool | None = None
+    part: WorkerPart,
+    comm: Comm,
+    *,
+    layout: str = "sorted",
+    compact: bool | None = None,
+    gather_edges: int = EdgeDir.NONE,
 ) -> tuple[Partition, np.ndarray, np.ndarray, np.ndarray]:
     """The local graph of this part and the global degrees of its vertices.
 
@@ -214,6 +219,12 @@ def build_partition(
     part's masters first, then its mirrors grouped by master rank, ``"global"`` keeps every
     global vertex (local id = global id; for programs that read ``vid``); :func:`layout_for`
     picks one for a program. ``compact=True`` / ``False`` is ``"sorted"`` / ``"global"``.
+
+    With ``"masters_first"`` on up to 31 ranks, the ranks also share which ranks hold each
+    vertex and gather over it there (``gather_edges``, the program's direction): masters are
+    ordered by that key, then global id, and each group of mirrors by the same key, so on two
+    ranks every list a superstep sends or receives is one contiguous slice.
+
     Returns the :class:`Partition`, global out- and in-degrees by local id, and the global edge
     id of each local edge in the local graph's (CSR) order.
     """
@@ -223,23 +234,38 @@ def build_partition(
     src = np.asarray(part.src, np.int64)
     dst = np.asarray(part.dst, np.int64)
     # every edge lives on exactly one part: global degrees are sums of the local ones
-    deg = np.concatenate([np.bincount(src, minlength=n), np.bincount(dst, minlength=n)]).astype(np.int64)
-    deg = comm.allreduce(deg)
+    ldeg = np.concatenate([np.bincount(src, minlength=n), np.bincount(dst, minlength=n)]).astype(np.int64)
+    deg = comm.allreduce(ldeg)
     owner = part.master
     if layout == "global":
         gids = np.arange(n, dtype=np.int64)
     elif layout in ("sorted", "masters_first"):
-        local = np.zeros(n, np.bool_)
-        local[src] = True
-        local[dst] = True
+        local = (ldeg[:n] + ldeg[n:]) > 0
         mine = owner == part.rank
         local |= mine
         if layout == "sorted":
             gids = np.flatnonzero(local).astype(np.int64)
         else:
+            masters = np.flatnonzero(mine)
             mirrors = np.flatnonzero(local & ~mine)
-            mirrors = mirrors[np.argsort(owner[mirrors], kind="stable")]
-            gids = np.concatenate([np.flatnonzero(mine), mirrors]).astype(np.int64)
+            if comm.size <= 31:
+                gdir = EdgeDir(gather_edges)
+                gathers = np.zeros(n, np.bool_)
+                if gdir & EdgeDir.OUT:
+                    gathers |= ldeg[:n] > 0
+                if gdir & EdgeDir.IN:
+                    gathers |= ldeg[n:] > 0
+                r = np.int64(part.rank)
+                bits = (local.astype(np.int64) << r) | (gathers.astype(np.int64) << (r + 31))
+                held = comm.allreduce(bits)  # distinct bits per rank: the sum is the OR
+                own = owner.astype(np.int64)
+                key = held & ~((np.int64(1) << own) | (np.int64(1) << (own + 31)))  # the others' bits
+                masters = masters[np.lexsort((masters, key[masters]))]
+                mirrors = mirrors[np.lexsort((mirrors, key[mirrors], owner[mirrors]))]
+                del held, key, own, bits, gathers
+            else:
+                mirrors = mirrors[np.argsort(owner[mirrors], kind="stable")]
+            gids = np.concatenate([masters, mirrors]).astype(np.int64)
         g2l = np.empty(n, np.int64)
         g2l[gids] = np.arange(gids.shape[0], dtype=np.int64)
         src, dst = g2l[src], g2l[dst]
@@ -260,6 +286,16 @@ def build_partition(
         num_global_edges=part.num_edges,
     )
     return p, deg[:n][gids], deg[n:][gids], eid
+
+
+def _as_slice(ids: np.ndarray) -> slice | None:
+    """``ids`` as a slice if they are consecutive increasing integers, else None."""
+    if ids.size == 0:
+        return slice(0, 0)
+    lo = int(ids[0])
+    if int(ids[-1]) - lo + 1 != ids.size or (ids.size > 1 and not bool(np.all(np.diff(ids) == 1))):
+        return None
+    return slice(lo, lo + ids.size)
 
 
 class NetworkExchange:
@@ -310,21 +346,15 @@ class NetworkExchange:
         gids = self.partition.global_ids
         mirrors = np.flatnonzero(local & ~self.is_master)
         mowner = self.owner[gids[mirrors]]
-        # mirror_lists[q]: my mirrors mastered by q (local ids, ascending global id);
-        # mirror_gather[q]: those with local gather edges
+        # mirror_lists[q]: my mirrors mastered by q, in local order (the order of q's layout
+        # when compacted, see build_partition); mirror_gather[q]: those with local gather edges
         self.mirror_lists: dict[int, np.ndarray] = {}
         self.mirror_gather: dict[int, np.ndarray] = {}
-        # mirror_slice[q]: mirror_lists[q] as a slice when it is one (always, when compacted)
-        self.mirror_slice: dict[int, slice | None] = {}
         for q in range(P):
             if q != me:
                 ids = mirrors[mowner == q]
-                ids = ids[np.argsort(gids[ids], kind="stable")]
                 self.mirror_lists[q] = ids
                 self.mirror_gather[q] = ids[gathers[ids]]
-                lo = int(ids[0]) if ids.size else 0
-                contiguous = ids.size == 0 or int(ids[-1]) - lo + 1 == ids.size
-                self.mirror_slice[q] = slice(lo, lo + ids.size) if contiguous else None
         tag = self.comm._tag()
         if self.t is not None:
             for q in self.comm.peers():
@@ -343,11 +373,28 @@ class NetworkExchange:
                         raise GasError(f"rank {p} claims mirrors of vertices that rank {me} does not master")
                 self.master_lists[p] = self.partition.local_ids(a)
                 self.master_gather[p] = self.partition.local_ids(b)
+        # the same lists as slices where they are runs of consecutive local ids (None otherwise):
+        # those rows are copied or received in one piece
+        self.slices = {
+            name: {r: _as_slice(ids) for r, ids in lists.items()}
+            for name, lists in (
+                ("mirror_lists", self.mirror_lists),
+                ("mirror_gather", self.mirror_gather),
+                ("master_lists", self.master_lists),
+            )
+        }
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
     def _active(ids: np.ndarray, active: np.ndarray, everyone: bool) -> np.ndarray:
         return ids if everyone else ids[active[ids] != 0]
+
+    def _take(
+        self, col: np.ndarray, name: str, r: int, ids: np.ndarray, active: np.ndarray, everyone: bool
+    ) -> np.ndarray:
+        """A fresh copy of ``col``'s rows of list ``name`` for rank ``r`` (active ones only)."""
+        sl = self.slices[name][r] if everyone else None
+        return col[sl].copy() if sl is not None else col[self._active(ids, active, everyone)]
 
     def _send(self, dst: int, arrays: list[np.ndarray]) -> None:
         assert self.t is not None
@@ -362,7 +409,7 @@ class NetworkExchange:
         everyone = bool(active.all())
         for q, ids in self.mirror_gather.items():
             if ids.size:
-                self._send(q, [acc[self._active(ids, active, everyone)]])
+                self._send(q, [self._take(acc, "mirror_gather", q, ids, active, everyone)])
         assert self.engine is not None
         for p, ids in self.master_gather.items():
             if ids.size:
@@ -384,11 +431,10 @@ class NetworkExchange:
         everyone = bool(active.all())
         for p, ids in self.master_lists.items():
             if ids.size:
-                rows = self._active(ids, active, everyone)
-                self._send(p, [c[rows] for c in cols])
+                self._send(p, [self._take(c, "master_lists", p, ids, active, everyone) for c in cols])
         for q, ids in self.mirror_lists.items():
             if ids.size:
-                sl = self.mirror_slice[q]
+                sl = self.slices["mirror_lists"][q]
                 if everyone and sl is not None:  # straight into the mirrors' rows
                     self.t.recv(q, DATA, self.step, into=[c[sl] for c in cols])
                     continue
@@ -553,7 +599,9 @@ def run_partition(
     holds the program's edge fields by global edge id (``RunResult.edge_data``).
     """
     t_setup = time.perf_counter()
-    partition, outd, ind, eid = build_partition(part, comm, layout=layout_for(program))
+    partition, outd, ind, eid = build_partition(
+        part, comm, layout=layout_for(program), gather_edges=program.gather_edges
+    )
     eng = DistEngine(partition, program, comm, outd, ind, part.master, threads=threads)
     ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
     n = part.num_vertices
