@@ -98,18 +98,23 @@ def bias_baseline_rmse(train: Ratings, test: Ratings, lam: float = 10.0) -> floa
 # ------------------------------------------------------------------ quality
 
 
-def quality(threads: int) -> list[tuple]:
+def _quality_sets():
+    """``(name, all ratings, train, test)`` of each real dataset present (80/20 split, seed 0)."""
     sets = [
         ("ml-latest-small", SHARED / "ml-latest-small" / "ml-latest-small.zip"),
         ("FilmTrust", SHARED / "filmtrust" / "ratings.txt"),
     ]
-    rows = []
     for name, path in sets:
         if not path.exists():
             print(f"skip {name}: {path} not found", flush=True)
             continue
         r = read_ratings(path)
-        train, test = r.split(0.2, seed=0)
+        yield (name, r, *r.split(0.2, seed=0))
+
+
+def quality(threads: int) -> list[tuple]:
+    rows = []
+    for name, r, train, test in _quality_sets():
         scale = (float(r.rating.min()), float(r.rating.max()))
         t0 = time.perf_counter()
         s = surprise_rmse(train, test, scale)
@@ -128,16 +133,8 @@ def quality(threads: int) -> list[tuple]:
 
 def procs_quality(threads: int, procs: int) -> list[tuple]:
     """Test RMSE with one process against ``procs`` local processes (same defaults, same split)."""
-    sets = [
-        ("ml-latest-small", SHARED / "ml-latest-small" / "ml-latest-small.zip"),
-        ("FilmTrust", SHARED / "filmtrust" / "ratings.txt"),
-    ]
     rows = []
-    for name, path in sets:
-        if not path.exists():
-            print(f"skip {name}: {path} not found", flush=True)
-            continue
-        train, test = read_ratings(path).split(0.2, seed=0)
+    for name, _r, train, test in _quality_sets():
         for algo, fn, part in (("ALS", als, "hdrf"), ("SGD", sgd, "hash")):
             t0 = time.perf_counter()
             one = fn(train, threads=threads).rmse(test)
