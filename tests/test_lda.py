@@ -107,6 +107,65 @@ def test_loglik_close_to_exact_sampler(small):
     assert m.loglik[-1] > m.loglik[0] + 0.1 * abs(m.loglik[0])
 
 
+@pytest.mark.parametrize("dense", [False, True])
+def test_token_sampler_draws_the_collapsed_conditional(dense):
+    """Both token samplers (the document-bucket one and the walk over all K) against the
+    conditional written out with numpy: p(k) ~ (n_dk^- + a) (n_wk^- + b) / (n_k + W b), the token's
+    own old topic taken off the document's and the word's counts (the totals stay as given)."""
+    from gas.algorithms.lda_sampler import sample_token, sample_token_dense, seed_states
+
+    a, b, W = 0.1, 0.05, 30
+    nd0 = np.array([3, 0, 1, 0, 5, 2, 0, 1], np.int32)  # zeros: the smoothing bucket matters
+    nw0 = np.array([1, 4, 2, 0, 0, 7, 1, 3], np.int32)
+    nk = np.array([40, 55, 20, 31, 60, 70, 12, 25])
+    K, o = nd0.size, 5  # the token sits on topic 5 in the document and in the word
+    phi = (nw0 + b) / (nk + W * b)
+    ndm, nwm = nd0.astype(float), nw0.astype(float)
+    ndm[o] -= 1
+    nwm[o] -= 1
+    want = (ndm + a) * (nwm + b) / (nk + W * b)
+    want /= want.sum()
+    nz0 = np.flatnonzero(nd0).astype(np.int32)
+    nz0 = np.concatenate([nz0, np.zeros(K - nz0.size, np.int32)])
+    n = 40_000
+    states = seed_states(7, n, 3)
+    got = np.zeros(K)
+    for i in range(n):
+        nd, nz, buf = nd0.copy(), nz0.copy(), np.zeros(K + K // 8)
+        if dense:
+            new, nnz, _ = sample_token_dense(nd, nz, 5, buf, phi.astype(np.float32), nw0, o, a, b, states[i])
+        else:
+            new, nnz, _ = sample_token(nd, nz, 5, buf, np.cumsum(phi), nw0, o, a, b, states[i])
+        got[new] += 1
+        # the document's counts and topic list follow the move
+        expect = nd0.copy()
+        expect[o] -= 1
+        expect[new] += 1
+        assert nd.tolist() == expect.tolist()
+        assert sorted(nz[:nnz].tolist()) == np.flatnonzero(expect).tolist()
+    # every topic within 4.5 binomial standard deviations of its probability
+    sd = np.sqrt(n * want * (1 - want))
+    assert np.all(np.abs(got - n * want) < 4.5 * sd), (got / n, want)
+
+
+def test_document_bucket_sampler_on_the_engine(small, monkeypatch):
+    """DENSE_RATIO = 0: every token takes the document-bucket path (the small corpus's K = 4
+    would otherwise always walk all K); both chains match the exact sampler."""
+    import importlib
+
+    lda_module = importlib.import_module("gas.algorithms.lda")
+    c, _, _ = small
+    r = lda_reference(c, topics=4, alpha=0.1, beta=0.05, iters=60, seed=2)
+    ref = r.loglik[-20:].mean()
+    monkeypatch.setattr(lda_module, "DENSE_RATIO", 0)
+    sparse = lda(c, topics=4, alpha=0.1, beta=0.05, iters=60, seed=2)
+    monkeypatch.setattr(lda_module, "DENSE_RATIO", 8)
+    dense = lda(c, topics=4, alpha=0.1, beta=0.05, iters=60, seed=2)
+    assert not np.array_equal(sparse.assignments, dense.assignments)  # the two paths ran
+    for m in (sparse, dense):
+        assert abs(m.loglik[-1] - ref) / abs(ref) < 0.01
+
+
 def _best_match_cosine(learned, true):
     a = learned / np.linalg.norm(learned, axis=1, keepdims=True)
     b = true / np.linalg.norm(true, axis=1, keepdims=True)
