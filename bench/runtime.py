@@ -1,7 +1,9 @@
 """Process runtime benchmark: PageRank with --procs 1 and 2, compute vs exchange, bytes vs prediction.
 
 For each partitioner, a fixed number of supersteps (tol 0) of PageRank on an R-MAT graph, one
-warm-up job first (JIT, worker start), then timed jobs on the same workers. Reported per
+warm-up job first (JIT, worker start), then rounds of timed jobs on the same workers, each
+round running one process and then two with every partitioner (interleaved, so a drifting load
+on the shared machine hits both alike). Reported per
 superstep: wall time, the part rank 0 spent inside exchange steps (waiting included), and the
 bytes rank 0 sent, against the partitioner's prediction: sync sends every mirror the fields its
 gather reads (PageRank: ``contrib``, 8 bytes; ``rank`` and ``change`` stay on the master, see
@@ -10,7 +12,7 @@ mirror that has local in-edges, so the total per superstep is bounded by
 ``(RF - 1) * n * (8 + 8)`` bytes over all ranks (predicted here from the assignment itself).
 Rank 0 sends about half of it with two ranks.
 
-Run: ``python bench/runtime.py [--scale 20] [--iters 20]``; writes "## Process runtime" into
+Run: ``python bench/runtime.py [--scale 20] [--iters 20] [--rounds 3]``; writes "## Process runtime" into
 bench/RESULTS.md.
 """
 
@@ -62,6 +64,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=int, default=22)
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     g = rmat_graph(args.scale, 16, seed=1)
@@ -69,43 +72,56 @@ def main() -> None:
     prog = PageRankProgram(tol=0.0)
     eng = SyncEngine(g, prog)
     eng.run(2)
-    best1 = min(_timed(lambda: SyncEngine(g, prog).run(args.iters)) for _ in range(2))
-    rows = []
+    methods = ("random", "grid", "hdrf")
+    assign = {m: partition(g, m, num_parts=2, seed=0) for m in methods}
+    # rounds interleave procs 1 and procs 2 (the load of a shared machine drifts): per
+    # configuration the best round, and per partitioner the median of the per-round ratios
+    one: list[float] = []
+    best1 = np.inf
+    runs: dict[str, list] = {m: [] for m in methods}
+    loads = []
     with LocalCluster(2) as c:
-        for method in ("random", "grid", "hdrf"):
-            a = partition(g, method, num_parts=2, seed=0)
-            c.run(g, prog, assignment=a, max_iter=2)  # warm-up
-            res = None
-            best = np.inf
-            for _ in range(2):
-                t0 = time.perf_counter()
-                r = c.run(g, prog, assignment=a, max_iter=args.iters)
-                dt = time.perf_counter() - t0
-                if dt < best:
-                    best, res = dt, r
-            st = res.stats
-            per = np.mean([s["seconds"] for s in st])
-            exch = np.mean([s["exchange_seconds"] for s in st])
-            sent0 = np.mean([s["bytes_sent"] for s in st])
-            pred = predicted_bytes(g, a)
-            rf = a.num_replicas.sum() / g.num_vertices
-            rows.append((method, rf, per, exch, sent0, pred, best, predicted_rank0(g, a)))
-    t1 = best1 / args.iters
+        for m in methods:
+            c.run(g, prog, assignment=assign[m], max_iter=2)  # warm-up
+        for _ in range(args.rounds):
+            t0 = time.perf_counter()
+            r1 = SyncEngine(g, prog).run(args.iters)
+            best1 = min(best1, time.perf_counter() - t0)
+            one.append(float(np.mean([s["seconds"] for s in r1.stats])))
+            for m in methods:
+                runs[m].append(c.run(g, prog, assignment=assign[m], max_iter=args.iters).stats)
+            loads.append(os.getloadavg()[0])
+    t1 = min(one)
+    rows = []
+    for m in methods:
+        a = assign[m]
+        pers = [float(np.mean([s["seconds"] for s in st])) for st in runs[m]]
+        k = int(np.argmin(pers))
+        st = runs[m][k]
+        per = pers[k]
+        exch = float(np.mean([s["exchange_seconds"] for s in st]))
+        sent0 = float(np.mean([s["bytes_sent"] for s in st]))
+        ratio = float(np.median([p2 / p1 for p1, p2 in zip(one, pers)]))
+        rf = a.num_replicas.sum() / g.num_vertices
+        rows.append((m, rf, per, exch, sent0, predicted_bytes(g, a), ratio, predicted_rank0(g, a)))
     load = os.getloadavg()
     lines = [
         f"PageRank, R-MAT-{args.scale} ({g.num_vertices:,} vertices, {g.num_edges:,} edges), {args.iters} "
-        f"supersteps, best of 2 after a warm-up; 2 cores shared with other agents' jobs (load average "
-        f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end of the run). "
-        f"`--procs 1`: {t1 * 1e3:.1f} ms per superstep (whole run {best1:.2f} s incl. init).",
+        f"supersteps; {args.rounds} rounds after a warm-up, each running `--procs 1` (2 Numba threads) then "
+        "`--procs 2` (1 thread per worker) with each partitioner; times are the mean superstep of the best "
+        "round, `vs procs 1` the median over rounds of the same-round ratio. 2 cores shared with other "
+        f"agents' jobs (load average after each round: {', '.join(f'{x:.1f}' for x in loads)}; "
+        f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end). "
+        f"`--procs 1`: {t1 * 1e3:.1f} ms per superstep (best whole run {best1:.2f} s incl. init).",
         "",
         "| partitioner | RF | ms/superstep (procs 2) | compute | exchange (rank 0) | vs procs 1 "
         "| MB sent/superstep (rank 0) | predicted rank 0 | measured/predicted | predicted MB (all ranks) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for method, rf, per, exch, sent0, pred, _best, pred0 in rows:
+    for method, rf, per, exch, sent0, pred, ratio, pred0 in rows:
         lines.append(
             f"| {method} | {rf:.3f} | {per * 1e3:.1f} | {max(per - exch, 0.0) * 1e3:.1f} | {exch * 1e3:.1f} "
-            f"| {per / t1:.2f}x | {sent0 / 1e6:.2f} | {pred0 / 1e6:.2f} | {sent0 / pred0:.3f} "
+            f"| {ratio:.2f}x | {sent0 / 1e6:.2f} | {pred0 / 1e6:.2f} | {sent0 / pred0:.3f} "
             f"| {pred / 1e6:.2f} |"
         )
     # projection: per-edge compute cost from procs 1, per-byte cost from the measured exchange
@@ -138,7 +154,10 @@ def main() -> None:
             )
     lines += [
         "",
-        f"Host: {os.cpu_count()} cores. Exchange time includes waiting for the slower rank; compute = "
+        f"Host: {os.cpu_count()} cores. Under load, `--procs 1` with 2 threads loses more than two "
+        "1-thread workers do (a parallel phase waits for its thread on the busy core), so ratios "
+        "measured at a load average above ~2 flatter `--procs 2`. Exchange time includes waiting for "
+        "the slower rank; compute = "
         "superstep time minus exchange on rank 0 (clamped at 0: the active-count all-reduce is timed as "
         "exchange but falls outside the superstep timer). The bytes rank 0 sends are one of two directions; "
         "the all-ranks prediction is the whole volume. Exchange overtakes compute where "
@@ -152,12 +171,6 @@ def main() -> None:
         from _results import write_section
 
         write_section("Process runtime", text)
-
-
-def _timed(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
 
 
 if __name__ == "__main__":
