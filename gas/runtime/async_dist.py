@@ -156,7 +156,9 @@ def run_partition_async(
         raise GasError(f"Expected a scheduler in {DIST_SCHEDULERS} (got {scheduler!r})")
     if max_iter < 0:
         raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
-    partition, outd, ind, _eid = build_partition(part, comm, layout=layout_for(program))
+    partition, outd, ind, _eid = build_partition(
+        part, comm, layout=layout_for(program), gather_edges=program.gather_edges
+    )
     eng = DistEngine(partition, program, comm, outd, ind, part.master, threads=threads)
     ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
     g, k = eng.graph, eng.k

@@ -209,7 +209,6 @@ def build_partition(
     comm: Comm,
     *,
     layout: str = "sorted",
-    compact: bool | None = None,
     gather_edges: int = EdgeDir.NONE,
 ) -> tuple[Partition, np.ndarray, np.ndarray, np.ndarray]:
     """The local graph of this part and the global degrees of its vertices.
@@ -218,7 +217,7 @@ def build_partition(
     kernels visit vertices in the order one process would), ``"masters_first"`` puts this
     part's masters first, then its mirrors grouped by master rank, ``"global"`` keeps every
     global vertex (local id = global id; for programs that read ``vid``); :func:`layout_for`
-    picks one for a program. ``compact=True`` / ``False`` is ``"sorted"`` / ``"global"``.
+    picks one for a program.
 
     With ``"masters_first"`` on up to 31 ranks, the ranks also share which ranks hold each
     vertex and gather over it there (``gather_edges``, the program's direction): masters are
@@ -228,8 +227,6 @@ def build_partition(
     Returns the :class:`Partition`, global out- and in-degrees by local id, and the global edge
     id of each local edge in the local graph's (CSR) order.
     """
-    if compact is not None:
-        layout = "sorted" if compact else "global"
     n = part.num_vertices
     src = np.asarray(part.src, np.int64)
     dst = np.asarray(part.dst, np.int64)
