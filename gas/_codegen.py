@@ -16,7 +16,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from types import ModuleType
+from types import FunctionType, ModuleType
 from typing import Any
 
 import numba
@@ -42,20 +42,38 @@ def cache_dir() -> Path:
     return Path(root)
 
 
-def _code_key(fn: Any, h: Any, seen: set[int]) -> None:
-    """Feed a function's code (and nested code objects) into a hash."""
+def _code_key(fn: Any, h: Any, seen: set[int], glb: dict[str, Any] | None = None) -> None:
+    """Feed a function's code (and nested code objects) into a hash, and the code of every
+    compiled (Numba) helper it calls by a global name (``helper(...)`` or
+    ``module.helper(...)``), transitively: a kernel compiles those helpers in, so editing one
+    must change the key."""
     code = fn.__code__ if hasattr(fn, "__code__") else fn
     if id(code) in seen:
         return
     seen.add(id(code))
+    glb = getattr(fn, "__globals__", glb)
     h.update(code.co_code)
     h.update(repr(code.co_names).encode())
     h.update(repr(code.co_varnames).encode())
     for c in code.co_consts:
         if hasattr(c, "co_code"):
-            _code_key(c, h, seen)
+            _code_key(c, h, seen, glb)
         else:
             h.update(repr(c).encode())
+    if not glb:
+        return
+    names = code.co_names
+    for name in names:
+        ref = glb.get(name)
+        if isinstance(ref, ModuleType):  # module.helper: look the other names up in the module
+            found = [getattr(ref, other, None) for other in names if other != name]
+        else:
+            found = [ref]
+        for target in found:
+            py = getattr(target, "py_func", None)  # a Numba dispatcher's Python function
+            if isinstance(py, FunctionType):
+                h.update(f"{py.__module__}.{py.__qualname__}".encode())
+                _code_key(py, h, seen)
 
 
 def _header(spec: ProgramSpec, jit: bool) -> str:
@@ -115,7 +133,7 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
 
 # Bump when the generated code's environment changes in a way the other inputs do not show
 # (e.g. which module the rewritten methods live in), so stale on-disk kernels are never reused.
-_KEY_VERSION = "6"
+_KEY_VERSION = "7"
 
 
 def kernel_key(spec: ProgramSpec, jit: bool) -> str:

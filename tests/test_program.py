@@ -282,6 +282,78 @@ def test_cached_kernels_reload_in_a_new_process(tmp_path):
     assert list((tmp_path / "cache").glob("__pycache__/*.nbi"))  # kernels were cached on disk
 
 
+HELPER_SCRIPT = """
+import sys, numpy as np, gas
+sys.path.insert(0, sys.argv[1])
+import helper_mod
+from helper_mod import scale
+
+
+class Calls(gas.VertexProgram):
+    vertex_data = {"x": np.float64, "y": np.float64}
+
+    def gather(self, v, e, nbr):
+        return scale(nbr.vid)
+
+    def apply(self, v, total, ctx):
+        v.x = total
+        v.y = helper_mod.shift(total)
+
+
+g = gas.Graph.from_edges([0, 1, 2], [1, 2, 0])
+r = gas.run(g, Calls())
+print(r.vertex_data["x"].tolist(), r.vertex_data["y"].tolist())
+"""
+
+HELPER_MOD = """
+from numba import njit
+
+
+@njit(cache=True)
+def _factor():
+    return {factor}
+
+
+@njit(cache=True)
+def scale(x):
+    return x * _factor()
+
+
+@njit(cache=True)
+def shift(x):
+    return x + {offset}
+"""
+
+
+def test_editing_a_compiled_helper_recompiles_the_kernels(tmp_path):
+    # the kernels compile in the njit helpers a method calls (directly, through another helper,
+    # or as module.helper); with a warm kernel cache, an edit of a helper alone must take effect
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "run.py").write_text(HELPER_SCRIPT)
+    env = dict(os.environ, GAS_CACHE_DIR=str(tmp_path / "cache"))
+    outs = []
+    for factor, offset in ((2.0, 0.5), (2.0, 0.5), (3.0, 0.5), (3.0, 10.0)):
+        (tmp_path / "helper_mod.py").write_text(HELPER_MOD.format(factor=factor, offset=offset))
+        for cached in tmp_path.glob("__pycache__/helper_mod*"):  # its own Numba cache goes too
+            cached.unlink()
+        out = subprocess.run(
+            [sys.executable, str(tmp_path / "run.py"), str(tmp_path)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        outs.append(out.stdout.strip())
+    # hand-computed: vertex v gathers factor * (its in-neighbour's id): 0 <- 2, 1 <- 0, 2 <- 1
+    assert outs[0] == outs[1] == "[4.0, 0.0, 2.0] [4.5, 0.5, 2.5]"
+    assert outs[2] == "[6.0, 0.0, 3.0] [6.5, 0.5, 3.5]"
+    assert outs[3] == "[6.0, 0.0, 3.0] [16.0, 10.0, 13.0]"
+
+
 def test_cached_kernels_survive_a_moved_checkout(tmp_path):
     # the same program file run from two folders (e.g. a developer's clone, then a CI checkout)
     # with one shared kernel cache: the second run must not load kernels bound to the first
