@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
         "--format",
         choices=["uci", "ldac", "text"],
         default=None,
-        help="corpus format (default: from the name)",
+        help="corpus format (None: from the file name)",
     )
     p.add_argument(
         "--min-df", type=float, default=1, help="text: drop words in fewer documents (<1: a fraction)"
