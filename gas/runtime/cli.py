@@ -136,7 +136,8 @@ def _report(command: str, args: argparse.Namespace, g: Any, res: Any) -> int:
         secs = sum(s["seconds"] for s in res.stats)
         sent = sum(s.get("bytes_sent", 0) for s in res.stats)
         print(
-            f"{res.iterations} supersteps in {secs:.2f} s; rank 0 sent {sent / 1e6:.1f} MB",
+            f"{res.iterations} {'rounds' if res.stats and 'steps' in res.stats[0] else 'supersteps'} "
+            f"in {secs:.2f} s; rank 0 sent {sent / 1e6:.1f} MB",
             file=sys.stderr,
         )
         ssp = getattr(res, "ssp", None)
