@@ -52,7 +52,27 @@ from gas.partitioned import Partition
 from gas.program import EdgeDir, VertexProgram, validate
 from gas.threads import num_threads
 
-__all__ = ["SyncEngine", "RunResult", "run", "engine_for"]
+__all__ = ["SyncEngine", "RunResult", "run", "engine_for", "active_mask"]
+
+
+def active_mask(active: Any, n: int) -> np.ndarray:
+    """A byte per vertex, 1 for ``active`` (vertex ids, or a boolean mask of length ``n``).
+
+    Examples
+    --------
+    >>> active_mask([2, 0], 4).tolist(), active_mask(np.array([False, True]), 2).tolist()
+    ([1, 0, 1, 0], [0, 1])
+    """
+    act = np.zeros(n, np.uint8)
+    a = np.asarray(active)
+    if a.dtype == np.bool_ and a.shape == (n,):
+        act[a] = 1
+    else:
+        ids = a.astype(np.int64).ravel()
+        if ids.size and (ids.min() < 0 or ids.max() >= n):
+            raise GasError(f"Expected active vertex ids in 0..{n - 1} (got {ids.min()}..{ids.max()})")
+        act[ids] = 1
+    return act
 
 
 @dataclass
@@ -401,17 +421,7 @@ class SyncEngine:
 
     def _active_mask(self, active: Any) -> np.ndarray:
         """A byte per vertex, 1 for the ``active`` ids (or boolean mask) a run starts from."""
-        n = self.graph.num_vertices
-        act = np.zeros(n, np.uint8)
-        a = np.asarray(active)
-        if a.dtype == np.bool_ and a.shape == (n,):
-            act[a] = 1
-        else:
-            ids = a.astype(np.int64).ravel()
-            if ids.size and (ids.min() < 0 or ids.max() >= n):
-                raise GasError(f"Expected active vertex ids in 0..{n - 1} (got {ids.min()}..{ids.max()})")
-            act[ids] = 1
-        return act
+        return active_mask(active, self.graph.num_vertices)
 
     def _result(
         self, iterations: int, converged: bool, stats: list[dict[str, Any]], aggs: dict[str, float]

@@ -68,14 +68,7 @@ from gas.errors import GasError
 from gas.graph import Graph
 from gas.program import EdgeDir, VertexProgram
 from gas.runtime.comm import Comm
-from gas.runtime.exchange import (
-    DistEngine,
-    NetworkExchange,
-    WorkerPart,
-    build_partition,
-    collect_masters,
-    layout_for,
-)
+from gas.runtime.exchange import NetworkExchange, WorkerPart, collect_masters, local_active, part_engine
 from gas.threads import num_threads
 
 __all__ = ["DIST_SCHEDULERS", "check_async", "async_groups", "run_partition_async"]
@@ -156,10 +149,8 @@ def run_partition_async(
         raise GasError(f"Expected a scheduler in {DIST_SCHEDULERS} (got {scheduler!r})")
     if max_iter < 0:
         raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
-    partition, outd, ind, _eid = build_partition(
-        part, comm, layout=layout_for(program), gather_edges=program.gather_edges
-    )
-    eng = DistEngine(partition, program, comm, outd, ind, part.master, threads=threads)
+    eng, _ = part_engine(part, program, comm, threads)
+    partition = eng.partition
     ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
     g, k = eng.graph, eng.k
     n = g.num_vertices
@@ -182,10 +173,7 @@ def run_partition_async(
     is_master = partition.is_master
     queued = np.ones(n, np.uint8)
     if active is not None:  # global ids or a global mask, like SyncEngine.run's
-        a = np.asarray(active)
-        start = np.zeros(part.num_vertices, np.uint8)
-        start[np.flatnonzero(a) if a.dtype == np.bool_ else a.astype(np.int64).ravel()] = 1
-        queued = np.ascontiguousarray(start[gids])
+        queued = local_active(active, eng, part.num_vertices).astype(np.uint8)
     stats: list[dict[str, Any]] = []
     converged = False
     rnd = 0

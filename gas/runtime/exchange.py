@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 
 from gas.config import CONFIG
-from gas.engine import RunResult, SyncEngine
+from gas.engine import RunResult, SyncEngine, active_mask
 from gas.errors import GasError
 from gas.graph import Graph
 from gas.partitioned import Partition
@@ -83,6 +83,8 @@ __all__ = [
     "DistEngine",
     "run_partition",
     "collect_masters",
+    "part_engine",
+    "local_active",
 ]
 
 
@@ -552,6 +554,22 @@ class DistEngine(SyncEngine):
         return res
 
 
+def part_engine(
+    part: WorkerPart, program: VertexProgram, comm: Comm, threads: int | None = None
+) -> tuple[DistEngine, np.ndarray]:
+    """The engine of this rank's part (numbered by :func:`layout_for`) and the global edge id of
+    each local edge: what every runner of a part starts from."""
+    partition, outd, ind, eid = build_partition(
+        part, comm, layout=layout_for(program), gather_edges=program.gather_edges
+    )
+    return DistEngine(partition, program, comm, outd, ind, part.master, threads=threads), eid
+
+
+def local_active(active: Any, eng: DistEngine, num_vertices: int) -> np.ndarray:
+    """``active`` (global ids or a global boolean mask) as a boolean mask of this part's vertices."""
+    return active_mask(active, num_vertices).view(np.bool_)[eng.partition.global_ids]
+
+
 def collect_masters(res: RunResult, eng: DistEngine, comm: Comm, num_vertices: int) -> RunResult:
     """On rank 0, make ``res`` hold every vertex's final data by global id (the masters' rows,
     gathered from all ranks); other ranks keep their local view. Returns ``res``."""
@@ -596,13 +614,10 @@ def run_partition(
     holds the program's edge fields by global edge id (``RunResult.edge_data``).
     """
     t_setup = time.perf_counter()
-    partition, outd, ind, eid = build_partition(
-        part, comm, layout=layout_for(program), gather_edges=program.gather_edges
-    )
-    eng = DistEngine(partition, program, comm, outd, ind, part.master, threads=threads)
+    eng, eid = part_engine(part, program, comm, threads)
     ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
     n = part.num_vertices
-    gids = partition.global_ids
+    gids = eng.partition.global_ids
     first = 0
     if restore is not None:
         first = int(restore["step"])
@@ -615,14 +630,8 @@ def run_partition(
         active = restore["active"]
         if restore.get("done"):
             max_iter = first
-    if active is not None:  # global ids or a global mask -> a mask over the local vertices
-        a = np.asarray(active)
-        gmask = np.zeros(n, np.bool_)
-        if a.dtype == np.bool_:
-            gmask[a] = True
-        else:
-            gmask[a.astype(np.int64)] = True
-        active = gmask[gids]
+    if active is not None:
+        active = local_active(active, eng, n)
         ex.pending_active = active.astype(np.uint8)
     setup = time.perf_counter() - t_setup
     last = [0.0, 0]

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from gas.engine import RunResult, SyncEngine
+from gas.engine import RunResult, SyncEngine, active_mask
 from gas.errors import GasError
 from gas.graph import Graph
 from gas.program import VertexProgram
@@ -232,27 +232,16 @@ def serve(comm: Comm) -> None:
         part = recv_part(comm.t)
         program = program_from_json(job["program"])
         active = job.get("active")
-        if job.get("async"):
-            from gas.runtime.async_dist import run_partition_async
-
-            color = comm.t.recv(0, DATA, 0).arrays[0]
-            run_partition_async(
-                part,
-                program,
-                comm,
-                color=color,
-                scheduler=str(job["async"]["scheduler"]),
-                max_iter=int(job["max_iter"]),
-                active=None if active is None else np.asarray(active, np.int64),
-                threads=_threads_per_proc(comm.size),
-            )
-            continue
+        asynchronous = job.get("async")
+        color = comm.t.recv(0, DATA, 0).arrays[0] if asynchronous else None
         restore = recv_restore(comm.t, job["restore"]) if job.get("restore") else None
         run_part(
             job.get("ssp"),
             part,
             program,
             comm,
+            color=color,
+            scheduler=str(asynchronous["scheduler"]) if asynchronous else "fifo",
             max_iter=int(job["max_iter"]),
             active=None if active is None else np.asarray(active, np.int64),
             threads=_threads_per_proc(comm.size),
@@ -330,10 +319,7 @@ class LocalCluster:
             assignment = make_partition(graph, partition, num_parts=P, seed=seed)
         elif assignment.num_parts != P:
             raise GasError(f"Expected an assignment of {P} parts (got {assignment.num_parts})")
-        act = None
-        if active is not None:
-            a = np.asarray(active)
-            act = np.flatnonzero(a) if a.dtype == np.bool_ else a.astype(np.int64).ravel()
+        act = None if active is None else np.flatnonzero(active_mask(active, graph.num_vertices))
         if P > 1:
             warm_kernels(program, sorted(graph.edata))
             t = self.comm.t
@@ -366,25 +352,13 @@ class LocalCluster:
                     send_restore(t, r, restore)
         part0 = part_of_graph(graph, assignment.master, assignment.edge_part, 0)
         try:
-            if color is not None:
-                from gas.runtime.async_dist import run_partition_async
-
-                return run_partition_async(
-                    part0,
-                    program,
-                    self.comm,
-                    color=color,
-                    scheduler=scheduler,
-                    max_iter=max_iter,
-                    active=act,
-                    threads=_threads_per_proc(P),
-                    progress=progress,
-                )
             return run_part(
                 ssp,
                 part0,
                 program,
                 self.comm,
+                color=color,
+                scheduler=scheduler,
                 max_iter=max_iter,
                 active=act,
                 threads=_threads_per_proc(P),
@@ -566,12 +540,8 @@ def _initial_state(
             if a.shape[:1] != (size,):
                 raise GasError(f"initial {kind} field {k!r} has {a.shape[:1]} rows (expected {size})")
             out[kind][k] = a
-    mask = np.ones(graph.num_vertices, bool)
-    if active is not None:
-        a = np.asarray(active)
-        mask = np.zeros(graph.num_vertices, bool)
-        mask[np.flatnonzero(a) if a.dtype == np.bool_ else a.astype(np.int64).ravel()] = True
-    out["active"] = mask
+    n = graph.num_vertices
+    out["active"] = np.ones(n, bool) if active is None else active_mask(active, n).view(np.bool_)
     return out
 
 
@@ -609,25 +579,13 @@ def run_launched(
             f"partitioned ({partition}, {comm.size} parts) in {time.perf_counter() - t0:.2f} s",
             file=sys.stderr,
         )
-    if color is not None:
-        from gas.runtime.async_dist import run_partition_async
-
-        res = run_partition_async(
-            part,
-            program,
-            comm,
-            color=color,
-            scheduler=scheduler,
-            max_iter=max_iter,
-            active=active,
-            progress=progress if comm.rank == 0 else None,
-        )
-        return res if comm.rank == 0 else None
     res = run_part(
         ssp,
         part,
         program,
         comm,
+        color=color,
+        scheduler=scheduler,
         max_iter=max_iter,
         active=active,
         threads=None,

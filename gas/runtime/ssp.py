@@ -76,7 +76,7 @@ from gas.engine import RunResult
 from gas.errors import GasError
 from gas.program import EdgeDir, VertexProgram
 from gas.runtime.comm import Comm, _fold
-from gas.runtime.exchange import DistEngine, NetworkExchange, WorkerPart, build_partition, layout_for
+from gas.runtime.exchange import DistEngine, NetworkExchange, WorkerPart, collect_masters, part_engine
 from gas.runtime.protocol import DATA, Message
 from gas.runtime.transport import RecvTimeout
 from gas.threads import num_threads
@@ -370,10 +370,8 @@ def run_partition_ssp(
     s = int(staleness)
     if max_iter < 0:
         raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
-    partition, outd, ind, _ = build_partition(
-        part, comm, layout=layout_for(program), gather_edges=program.gather_edges
-    )
-    eng = DistEngine(partition, program, comm, outd, ind, part.master, threads=threads)
+    eng, _ = part_engine(part, program, comm, threads)
+    partition = eng.partition
     ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
     g, k = eng.graph, eng.k
     n = g.num_vertices
@@ -472,33 +470,15 @@ def run_partition_ssp(
         aggs = st.final
     summary = np.array([it, lag_sum, lag_n, lag_max, waited], np.float64)
     got = comm.gather([summary])
-    ids = ex.master_ids
-    names = list(spec.vertex_dtype.names or ())
-    rows_got = comm.gather([ex.master_gids, *[eng.columns[nm][ids] for nm in names]])
-    vdata = np.zeros(n, spec.vertex_dtype)  # this rank's local view, or the whole graph (rank 0)
-    for nm in names:
-        vdata[nm] = eng.columns[nm]
     ssp: dict[str, Any] = {"staleness": s, "stop_superstep": st.stop_at}
-    if got is not None and rows_got is not None:
-        vdata = np.zeros(partition.num_global_vertices, spec.vertex_dtype)
-        for arrays in rows_got:
-            rows = arrays[0]
-            for nm, vals in zip(names, arrays[1:]):
-                vdata[nm][rows] = vals
+    if got is not None:
         per = np.array([a[0] for a in got])
         ssp["clocks"] = per[:, 0].astype(int).tolist()
         ssp["staleness_mean"] = float(per[:, 1].sum() / max(per[:, 2].sum(), 1))
         ssp["staleness_max"] = int(per[:, 3].max())
         ssp["wait_seconds"] = per[:, 4].round(4).tolist()
-    return SSPRunResult(
-        vertex_data=vdata,
-        output=vdata[spec.output].copy(),
-        iterations=it,
-        converged=converged,
-        stats=stats,
-        aggregates=aggs,
-        ssp=ssp,
-    )
+    res = SSPRunResult(**vars(eng._result(it, converged, stats, aggs)), ssp=ssp)
+    return collect_masters(res, eng, comm, partition.num_global_vertices)
 
 
 def ssp_job(
@@ -533,9 +513,35 @@ def ssp_job(
 
 
 def run_part(
-    ssp: dict[str, Any] | None, part: WorkerPart, program: VertexProgram, comm: Comm, **kw: Any
+    ssp: dict[str, Any] | None,
+    part: WorkerPart,
+    program: VertexProgram,
+    comm: Comm,
+    *,
+    color: np.ndarray | None = None,
+    scheduler: str = "fifo",
+    **kw: Any,
 ) -> Any:
-    """:func:`run_partition_ssp` for an :func:`ssp_job` note, else :func:`run_partition`."""
+    """The runner of one rank's part: :func:`gas.runtime.async_dist.run_partition_async` when a
+    ``color`` schedules an asynchronous run, :func:`run_partition_ssp` for an :func:`ssp_job`
+    note, else :func:`gas.runtime.exchange.run_partition`."""
+    if color is not None:
+        from gas.runtime.async_dist import run_partition_async
+
+        for k in ("checkpoint", "restore", "edges"):
+            if kw.get(k):
+                raise GasError(f"the asynchronous engine across processes does not take {k!r}")
+        return run_partition_async(
+            part,
+            program,
+            comm,
+            color=color,
+            scheduler=scheduler,
+            max_iter=kw.get("max_iter", 1000),
+            active=kw.get("active"),
+            threads=kw.get("threads"),
+            progress=kw.get("progress"),
+        )
     if not ssp:
         from gas.runtime.exchange import run_partition
 
