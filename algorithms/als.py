@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from gas._splitmix import GOLDEN, M1, M2, finalize64
 from gas.algorithms.mf_model import MFModel, _Fit
 from gas.io.ratings import Ratings
 from gas.program import ALL, NONE, VertexProgram
@@ -59,18 +60,7 @@ def layout(rank: int, biases: bool) -> tuple[int, int]:
     return d, (d + 3) // 4 * 4
 
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
 _TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
-
-
-@njit(cache=True)
-def _mix64(z):
-    """SplitMix64's output function (a bijection of 64-bit words with good avalanche)."""
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
 
 
 @njit(cache=True)
@@ -79,9 +69,9 @@ def start_value(seed, vid, j):
 
     Every process computes the same starting vector for a vertex, whatever the partitioning.
     """
-    key = np.uint64(seed) * _GOLDEN + np.uint64(vid) * _M1 + np.uint64(j) * _M2
-    a = _mix64(key + _GOLDEN)
-    b = _mix64(key ^ _M2)
+    key = np.uint64(seed) * GOLDEN + np.uint64(vid) * M1 + np.uint64(j) * M2
+    a = finalize64(key + GOLDEN)
+    b = finalize64(key ^ M2)
     u1 = (float(a >> np.uint64(11)) + 1.0) * _TO_UNIT  # in (0, 1]
     u2 = float(b >> np.uint64(11)) * _TO_UNIT
     return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)

@@ -19,6 +19,8 @@ import math
 import numpy as np
 from numba import njit
 
+from gas._splitmix import GOLDEN, M1, M2, finalize64
+
 __all__ = [
     "seed_states",
     "gibbs_reference",
@@ -27,39 +29,22 @@ __all__ = [
     "fold_in",
 ]
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
 _S11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0  # 2**-53
 
 
 @njit(cache=True, inline="always")
-def _mix(z: np.uint64) -> np.uint64:
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
-
-
-@njit(cache=True, inline="always")
 def rand(state: np.uint64) -> tuple[np.uint64, float]:
     """Advance a SplitMix64 state; return the new state and a uniform double in [0, 1)."""
-    s = state + _GOLDEN
-    return s, float(_mix(s) >> _S11) * _INV53
+    s = state + GOLDEN
+    return s, float(finalize64(s) >> _S11) * _INV53
 
 
 def seed_states(seed: int, n: int, stream: int = 0) -> np.ndarray:
     """``n`` independent SplitMix64 states derived from ``seed`` (one per document)."""
     with np.errstate(over="ignore"):
-        base = (np.uint64(seed & 0xFFFFFFFFFFFFFFFF) * _M1) ^ (np.uint64(stream) * _M2)
-        idx = np.arange(n, dtype=np.uint64) * _GOLDEN + base
-        z = idx
-        z = (z ^ (z >> _S30)) * _M1
-        z = (z ^ (z >> _S27)) * _M2
-        return z ^ (z >> _S31)
+        base = (np.uint64(seed & 0xFFFFFFFFFFFFFFFF) * M1) ^ (np.uint64(stream) * M2)
+        return finalize64(np.arange(n, dtype=np.uint64) * GOLDEN + base)
 
 
 @njit(cache=True, inline="always")

@@ -10,27 +10,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from gas._splitmix import GOLDEN as _GOLDEN
+from gas._splitmix import finalize64 as _mix64
 from gas.graph import Graph
 
 __all__ = ["rmat", "rmat_graph", "powerlaw"]
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _CHUNK = 1 << 16
 _GROUP = 4  # R-MAT levels decided together by one 32-bit draw
 _OUTCOMES = 4**_GROUP  # joint quadrant outcomes of a group
 _BUCKET_BITS = 32 - 2 * _GROUP  # low bits of the draw that decide accept vs alias
 _FRAC = np.uint64((1 << _BUCKET_BITS) - 1)
-
-
-@njit(cache=True)
-def _mix64(z: np.uint64) -> np.uint64:
-    """SplitMix64 output function: a bijective 64-bit mix with good avalanche."""
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
 
 
 @njit(cache=True)

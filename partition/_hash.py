@@ -13,22 +13,16 @@ from numba import njit
 
 __all__ = ["mix64", "hash_vertex", "hash_pair", "reduce_range", "seed_state", "next_random"]
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
+from gas._splitmix import GOLDEN as _GOLDEN
+from gas._splitmix import finalize64
+
 _S32 = np.uint64(32)
 
 
 @njit(cache=True, inline="always")
 def mix64(x: np.uint64) -> np.uint64:
     """SplitMix64 finaliser: a bijection on 64-bit words with good avalanche."""
-    z = x + _GOLDEN
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
+    return finalize64(x + _GOLDEN)
 
 
 @njit(cache=True, inline="always")
@@ -59,10 +53,7 @@ def seed_state(seed: np.uint64, stream: np.int64) -> np.uint64:
 def next_random(state: np.ndarray) -> np.uint64:
     """Next 64-bit value of the SplitMix64 sequence kept in ``state[0]`` (advances it)."""
     state[0] = state[0] + _GOLDEN
-    z = state[0]
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
+    return finalize64(state[0])
 
 
 def seed_to_uint(seed: int) -> np.uint64:

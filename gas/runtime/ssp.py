@@ -72,6 +72,7 @@ from typing import Any
 
 import numpy as np
 
+from gas._splitmix import GOLDEN, finalize64
 from gas.engine import RunResult
 from gas.errors import GasError
 from gas.program import EdgeDir, VertexProgram
@@ -191,10 +192,8 @@ def slow_rank(superstep: int, size: int) -> int:
     >>> sum(slow_rank(c, 2) for c in range(1000))  # about half the supersteps on each rank
     495
     """
-    z = (int(superstep) + 1) * 0x9E3779B97F4A7C15 & 0xFFFFFFFFFFFFFFFF
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9 & 0xFFFFFFFFFFFFFFFF
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EB & 0xFFFFFFFFFFFFFFFF
-    return int(((z ^ (z >> 31)) >> 32) % size)
+    z = np.uint64((int(superstep) + 1) * int(GOLDEN) & 0xFFFFFFFFFFFFFFFF)
+    return int(int(finalize64(z)) >> 32) % size
 
 
 def straggler_delay(straggler: Any, rank: int, size: int, superstep: int) -> float:
