@@ -246,18 +246,22 @@ def gibbs_reference(doc, word, z, ndk, nwk, nk, alpha, beta, iters, state):
                 s += (ndk[d, k] + alpha) * (nwk[w, k] + beta) / (nk[k] + wb)
                 p[k] = s
             state, u = rand(state)
-            u *= s
-            new = K - 1
-            for k in range(K):
-                if p[k] > u:
-                    new = k
-                    break
+            new = _inverse_cdf(p, K, u * s)
             z[i] = new
             ndk[d, new] += 1
             nwk[w, new] += 1
             nk[new] += 1
         out[it] = loglikelihood(ndk, nwk, nk, alpha, beta)
     return out, state
+
+
+@njit(cache=True, inline="always")
+def _inverse_cdf(p, K, u):
+    """The first ``k`` with ``p[k] > u`` in the running sums ``p[:K]`` (``K - 1`` if none)."""
+    for k in range(K):
+        if p[k] > u:
+            return k
+    return K - 1
 
 
 @njit(cache=True)
@@ -292,12 +296,7 @@ def fold_in(indptr, word, phi, alpha, iters, burn, states):
                     s += (nd[k] + alpha) * phi[k, w]
                     p[k] = s
                 state, u = rand(state)
-                u *= s
-                new = K - 1
-                for k in range(K):
-                    if p[k] > u:
-                        new = k
-                        break
+                new = _inverse_cdf(p, K, u * s)
                 zz[i] = new
                 nd[new] += 1
             if it >= burn:

@@ -210,9 +210,21 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
         return None
     engine, scheduler, consistency = _engine(args)
     program, max_iter, active, extra = _program(command, args, g)
-    run_kw = dict(engine=engine, scheduler=scheduler, consistency=consistency)
     ck = _checkpoint(args, command, extra)
     progress = _progress(args.quiet)
+    run_kw = dict(
+        partition=args.partition,
+        seed=args.seed,
+        max_iter=max_iter,
+        active=active,
+        progress=progress,
+        checkpoint=ck,
+        staleness=getattr(args, "staleness", None),
+        straggler=getattr(args, "straggler", None),
+        engine=engine,
+        scheduler=scheduler,
+        consistency=consistency,
+    )
     if size > 1:
         from gas.runtime.comm import Comm
         from gas.runtime.local import run_launched
@@ -220,20 +232,7 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
         t = connect_world()
         comm = Comm(t)
         try:
-            res = run_launched(
-                g,
-                program,
-                comm,
-                partition=args.partition,
-                seed=args.seed,
-                max_iter=max_iter,
-                active=active,
-                progress=progress,
-                checkpoint=ck,
-                staleness=getattr(args, "staleness", None),
-                straggler=getattr(args, "straggler", None),
-                **run_kw,
-            )
+            res = run_launched(g, program, comm, **run_kw)
         except BaseException as exc:
             if t is not None:
                 t.report_error(f"{type(exc).__name__}: {exc}")
@@ -244,20 +243,7 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
         return 0 if res is None else _report(command, args, g, _normalized(command, engine, res))
     from gas.runtime.local import run_distributed
 
-    res = run_distributed(
-        g,
-        program,
-        procs,
-        args.partition,
-        seed=args.seed,
-        max_iter=max_iter,
-        active=active,
-        progress=progress,
-        checkpoint=ck,
-        staleness=getattr(args, "staleness", None),
-        straggler=getattr(args, "straggler", None),
-        **run_kw,
-    )
+    res = run_distributed(g, program, procs, **run_kw)
     return _report(command, args, g, _normalized(command, engine, res))
 
 
