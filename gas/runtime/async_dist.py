@@ -63,6 +63,7 @@ from typing import Any
 
 import numpy as np
 
+from gas.coloring import color_classes
 from gas.engine import RunResult
 from gas.errors import GasError
 from gas.graph import Graph
@@ -162,7 +163,9 @@ def run_partition_async(
         )
     ngroups = int(color.max()) + 1 if color.size else 0  # the same on every rank
     local_color = color[gids]
-    members = [np.flatnonzero(local_color == c) for c in range(ngroups)]
+    order, bounds = color_classes(local_color)  # this part may lack the last colours: pad
+    bounds = np.concatenate([bounds, np.full(max(ngroups + 1 - bounds.size, 0), bounds[-1])])
+    members = [order[bounds[c] : bounds[c + 1]] for c in range(ngroups)]
     VC, EC, P, C, ch = eng.VC, eng.EC, eng.params, eng.ctx, eng.chunks
     topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
     gathers = program.gather_edges != EdgeDir.NONE
@@ -178,17 +181,19 @@ def run_partition_async(
     converged = False
     rnd = 0
 
+    mask = np.zeros(n, np.uint8)  # the step's members, and its masters (reset after each step)
+    own = np.zeros(n, np.uint8)
+
     def step(batch: np.ndarray) -> tuple[int, int]:
         """One chromatic step over ``batch`` (local ids of one group; every replica of a vertex
         agrees on whether it is in)."""
-        mask = np.zeros(n, np.uint8)
-        mask[batch] = 1
-        own = mask & is_master
         counts = comm.allreduce(
             np.array([np.count_nonzero(is_master[batch]), eng._visit_deg[batch].sum()], np.int64)
         )
         if counts[0] == 0:
             return 0, 0
+        mask[batch] = 1
+        own[batch] = is_master[batch]
         if gathers:
             if eng.spec.gather_shape:
                 k.k_gather_array(ch, mask, VC, EC, P, *topo, eng.acc, eng.zero)
@@ -205,6 +210,8 @@ def run_partition_async(
             ex.reduce_signals(signal)  # every replica now holds the master's OR of the signals
             ex.pending_active = None
             queued[signal != 0] = 1
+        mask[batch] = 0
+        own[batch] = 0
         return int(counts[0]), int(counts[1])
 
     with num_threads(eng.threads):
