@@ -468,9 +468,9 @@ def lda(
     if int(procs) < 1:
         raise GasError(f"Expected procs >= 1 (got {procs})")
     if procs > 1:
-        from .sgd import _check_edge_cut
+        from gas.partition import require_edge_cut
 
-        _check_edge_cut(partition, "LDA", _WHY_EDGE_CUT)
+        require_edge_cut(partition, "LDA", _WHY_EDGE_CUT)
         if return_engine or debug:
             raise GasError("return_engine and debug work on one process only (procs=1)")
     c = _as_corpus(corpus)

@@ -193,33 +193,15 @@ def sgd(
     if procs < 1:
         raise ValueError(f"Expected procs >= 1 (got {procs})")
     if procs > 1:
-        _check_edge_cut(partition)
+        from gas.partition import require_edge_cut
+
+        require_edge_cut(
+            partition,
+            "SGD",
+            "SGD updates items in place during the users' gather, which is exact only where an item "
+            "has no mirrors",
+        )
     fit = _Fit(ratings, "sgd", rank, init_std, seed, test, biases)
     fit.params.update(lr=float(lr), reg=float(reg), decay=float(decay), iters=int(iters), biases=bool(biases))
     prog = SGDProgram(rank, lr, reg, decay, biases, fit.mean)
     return fit.run(prog, iters, threads, debug, progress, alternate=False, procs=procs, partition=partition)
-
-
-def _check_edge_cut(method: str, what: str = "SGD", why: str = "") -> None:
-    """Refuse a partitioner that would mirror items (see the module docstring).
-
-    ``what`` names the algorithm in the message and ``why`` says what a vertex-cut would break
-    (other programs that need each target vertex whole, such as LDA's documents, reuse this).
-    """
-    from gas.partition import available_methods
-
-    methods = available_methods()
-    cuts = sorted(k for k, cls in methods.items() if cls.kind == "edge-cut")
-    if method not in methods:
-        raise ValueError(
-            f"Unknown partitioner {method!r}; {what} on several processes takes an edge-cut: {cuts}"
-        )
-    if methods[method].kind != "edge-cut":
-        why = why or (
-            "SGD updates items in place during the users' gather, which is exact only where an item "
-            "has no mirrors"
-        )
-        raise ValueError(
-            f"{what} on several processes needs an edge-cut partitioner (got the vertex-cut {method!r}): "
-            f"{why}; use one of {cuts}"
-        )

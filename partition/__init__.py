@@ -38,7 +38,14 @@ from gas.partition import (  # noqa: F401
     vc_random,
 )
 from gas.partition.assignment import Assignment, EdgeCut, PartView, VertexCut
-from gas.partition.base import EdgeInput, Partitioner, available_methods, get_partitioner, register
+from gas.partition.base import (
+    EdgeInput,
+    Partitioner,
+    available_methods,
+    get_partitioner,
+    register,
+    require_edge_cut,
+)
 from gas.partition.graphs import undirected_simple
 from gas.partition.output import write_assignment
 from gas.partition.report import PartitionReport, format_table
@@ -48,6 +55,7 @@ __all__ = [
     "partition",
     "get_partitioner",
     "available_methods",
+    "require_edge_cut",
     "register",
     "Partitioner",
     "EdgeInput",

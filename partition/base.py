@@ -18,7 +18,7 @@ import numpy as np
 from gas.errors import InputError
 from gas.graph import Graph
 
-__all__ = ["Partitioner", "EdgeInput", "register", "get_partitioner", "available_methods"]
+__all__ = ["Partitioner", "EdgeInput", "register", "get_partitioner", "available_methods", "require_edge_cut"]
 
 _REGISTRY: dict[str, type[Partitioner]] = {}
 # Listing order of the bundled methods (vertex-cuts by sophistication, then edge-cuts); methods
@@ -276,3 +276,31 @@ def get_partitioner(name: str, **options: Any) -> Partitioner:
             hint="known methods: " + ", ".join(available_methods()),
         )
     return cls(**options)
+
+
+def require_edge_cut(method: str, what: str, why: str) -> None:
+    """Refuse ``method`` unless it is a registered edge-cut (every edge on its target's part).
+
+    For programs that write their target vertex in place and so need it never mirrored; ``what``
+    names the program in the message and ``why`` says what a vertex-cut would break.
+
+    Examples
+    --------
+    >>> require_edge_cut("hash", "SGD", "items are written in place")
+    >>> try:
+    ...     require_edge_cut("hdrf", "SGD", "items are written in place")
+    ... except ValueError as exc:
+    ...     print(str(exc).split(":")[0])
+    SGD on several processes needs an edge-cut partitioner (got the vertex-cut 'hdrf')
+    """
+    methods = available_methods()
+    cuts = sorted(k for k, cls in methods.items() if cls.kind == "edge-cut")
+    if method not in methods:
+        raise ValueError(
+            f"Unknown partitioner {method!r}; {what} on several processes takes an edge-cut: {cuts}"
+        )
+    if methods[method].kind != "edge-cut":
+        raise ValueError(
+            f"{what} on several processes needs an edge-cut partitioner (got the vertex-cut {method!r}): "
+            f"{why}; use one of {cuts}"
+        )
