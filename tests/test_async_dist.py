@@ -18,7 +18,7 @@ from conftest import shared_path
 import gas
 from gas.algorithms.coloring import ColoringProgram, coloring, count_conflicts
 from gas.algorithms.components import ComponentsProgram
-from gas.algorithms.pagerank import DeltaPageRankProgram, ResidualPageRankProgram
+from gas.algorithms.pagerank import DeltaPageRankProgram, PageRankProgram, ResidualPageRankProgram
 from gas.algorithms.sssp import SSSPProgram
 from gas.runtime.local import LocalCluster
 
@@ -94,10 +94,80 @@ def test_what_it_cannot_run_is_refused_before_work(cluster):
         cluster.run(g, ComponentsProgram(), engine="async", scheduler="priority")
     with pytest.raises(gas.GasError, match="does not run across processes"):
         cluster.run(g, ResidualPageRankProgram(), engine="async", consistency="full")
-    with pytest.raises(gas.GasError, match="checkpoints"):
-        cluster.run(g, ComponentsProgram(), engine="async", checkpoint={"dir": "x", "every": 1})
+    with pytest.raises(gas.GasError, match="no supersteps to bound"):
+        cluster.run(g, PageRankProgram(), engine="async", staleness=1)
     with pytest.raises(gas.GasError, match="Unknown engine"):
         cluster.run(g, ComponentsProgram(), engine="later")
+
+
+def _resume_from(d, **kw):
+    from gas.runtime import checkpoint
+
+    manifest, vertex, active, edges = checkpoint.load(d)
+    return manifest, {
+        "step": manifest["step"],
+        "done": manifest["done"],
+        "vertex": vertex,
+        "active": active,
+        "edges": edges,
+    }
+
+
+def test_checkpointed_async_run_resumes_to_the_uninterrupted_answer(cluster, tmp_path):
+    # reference: the uninterrupted run of AsyncEngine on one process (same colouring)
+    g = _graph()
+    kw = dict(partition="hdrf", engine="async", scheduler="fifo", consistency="edge")
+    ref = _one(g, DeltaPageRankProgram(tol=1e-13), "fifo", max_iter=1000)
+    assert ref.iterations > 12
+    d = tmp_path / "ck"
+    cut = cluster.run(
+        g, DeltaPageRankProgram(tol=1e-13), max_iter=12, checkpoint={"dir": str(d), "every": 5}, **kw
+    )
+    assert cut.iterations == 12 and not cut.converged  # "interrupted" after round 12
+    manifest, restore = _resume_from(d)
+    assert manifest["step"] == 10 and not manifest["done"]  # the last snapshot before the cut
+    with LocalCluster(1) as one_proc:  # resumed on another number of processes
+        got = one_proc.run(g, DeltaPageRankProgram(tol=1e-13), max_iter=1000, restore=restore, **kw)
+    assert got.iterations == ref.iterations and got.converged
+    assert sum(s["active"] for s in got.stats) == sum(s["active"] for s in ref.stats[10:])
+    assert np.abs(got.output / got.output.sum() - ref.output / ref.output.sum()).sum() <= 1e-12
+    # an integer program resumes exactly, on the same processes
+    cc = _one(g, ComponentsProgram(), "sweep", max_iter=1000)
+    d2 = tmp_path / "cc"
+    kw["scheduler"] = "sweep"
+    cluster.run(g, ComponentsProgram(), max_iter=2, checkpoint={"dir": str(d2), "every": 1}, **kw)
+    _, restore = _resume_from(d2)
+    assert restore["step"] == 1
+    got = cluster.run(g, ComponentsProgram(), max_iter=1000, restore=restore, **kw)
+    assert np.array_equal(got.output, cc.output) and got.iterations == cc.iterations
+
+
+def test_async_run_takes_a_start_state_and_returns_edge_fields(cluster):
+    from test_runtime_procs import EdgeTally
+
+    from gas.runtime.local import run_distributed
+
+    g = _graph()
+    x0 = np.random.default_rng(1).uniform(0, 1, g.num_vertices)
+    hits0 = np.arange(g.num_edges) % 3
+    eng = gas.AsyncEngine(g, EdgeTally(), scheduler="fifo", consistency="edge", threads=2)
+    eng.columns["x"][:] = x0  # reference: the same start on one process
+    eng.edge_columns["hits"][:] = hits0
+    ref = eng.run(max_iter=4)
+    got = run_distributed(
+        g,
+        EdgeTally(),
+        max_iter=4,
+        cluster=cluster,
+        initial={"vertex": {"x": x0}, "edges": {"hits": hits0}},
+        edges=True,
+        engine="async",
+        consistency="edge",
+    )
+    np.testing.assert_allclose(got.vertex_data["x"], ref.vertex_data["x"], rtol=1e-12)
+    assert (got.vertex_data["seen"] == 1).all()
+    assert np.array_equal(got.edge_data["hits"], hits0 + 4)  # every vertex scattered once per round
+    np.testing.assert_allclose(got.edge_data["last"], eng.edge_columns["last"], rtol=1e-12)
 
 
 def _gas(*args: str) -> subprocess.CompletedProcess:
@@ -122,3 +192,24 @@ def test_cli_async_pagerank_on_two_processes(tmp_path):
     assert sum(abs(float(a[k]) - float(b[k])) for k in a) <= 1e-9
     bad = _gas(*base, "--scheduler", "priority", "--procs", "2")
     assert bad.returncode == 2 and "one process only" in bad.stderr and "fifo or sweep" in bad.stderr
+
+
+def test_cli_async_run_checkpoints_and_resumes(tmp_path):
+    f = tmp_path / "g.tsv"
+    g = _graph(200, 1200, seed=5)
+    np.savetxt(f, np.stack([g.src, g.dst], 1), fmt="%d", delimiter="\t")
+    ck, full, resumed = tmp_path / "ck", tmp_path / "full.tsv", tmp_path / "resumed.tsv"
+    base = ("pagerank", str(f), "--tol", "1e-12", "--engine", "async", "--scheduler", "sweep")
+    r = _gas(
+        *base, "-q", "--procs", "2", "--checkpoint-dir", str(ck), "--checkpoint-every", "3", "-o", str(full)
+    )
+    assert r.returncode == 0, r.stderr
+    # the run went on past its last snapshot; resuming from that snapshot (on one process, with
+    # the engine and scheduler the manifest recorded) must repeat the rounds after it
+    r = _gas("resume", str(ck), "--procs", "1", "-o", str(resumed))
+    assert r.returncode == 0, r.stderr
+    assert "after round" in r.stderr
+    a = dict(line.split("\t") for line in full.read_text().splitlines())
+    b = dict(line.split("\t") for line in resumed.read_text().splitlines())
+    assert a.keys() == b.keys()
+    assert sum(abs(float(a[k]) - float(b[k])) for k in a) <= 1e-12

@@ -69,7 +69,16 @@ from gas.errors import GasError
 from gas.graph import Graph
 from gas.program import EdgeDir, VertexProgram
 from gas.runtime.comm import Comm
-from gas.runtime.exchange import NetworkExchange, WorkerPart, collect_masters, local_active, part_engine
+from gas.runtime.exchange import (
+    NetworkExchange,
+    WorkerPart,
+    collect_edges,
+    collect_masters,
+    local_active,
+    part_engine,
+    restore_into,
+    snapshot,
+)
 from gas.threads import num_threads
 
 __all__ = ["DIST_SCHEDULERS", "check_async", "async_groups", "run_partition_async"]
@@ -137,6 +146,9 @@ def run_partition_async(
     active: Any = None,
     threads: int | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    checkpoint: dict[str, Any] | None = None,
+    restore: dict[str, Any] | None = None,
+    edges: bool = False,
 ) -> RunResult:
     """Run ``program`` asynchronously on this rank's part (see the module docstring).
 
@@ -145,12 +157,19 @@ def run_partition_async(
     round over all ranks, ``edges``: edges visited by gather and scatter over all ranks,
     ``scheduled``, ``steps``: chromatic steps run, ``seconds``, ``exchange_seconds``,
     ``bytes_sent`` of this rank, aggregates).
+
+    ``checkpoint``, ``restore`` and ``edges`` are those of
+    :func:`gas.runtime.exchange.run_partition`, with rounds for supersteps: between two rounds
+    every replica holds its master's data and schedule bit, so a snapshot taken there (vertex
+    rows, the vertices scheduled for the next round, program-written edge data) is consistent,
+    and a run resumed from it (on any number of processes) does the rounds the uninterrupted run
+    would have done.
     """
     if scheduler not in DIST_SCHEDULERS:
         raise GasError(f"Expected a scheduler in {DIST_SCHEDULERS} (got {scheduler!r})")
     if max_iter < 0:
         raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
-    eng, _ = part_engine(part, program, comm, threads)
+    eng, eid = part_engine(part, program, comm, threads)
     partition = eng.partition
     ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
     g, k = eng.graph, eng.k
@@ -174,12 +193,20 @@ def run_partition_async(
     conv_fn = getattr(program, "converged", None)
     ctx_view = eng.ctx.view(np.recarray)[0]
     is_master = partition.is_master
+    rnd = 0
+    converged = False
+    run_init = True
+    if restore is not None:
+        rnd = restore_into(eng, restore, gids, eid)
+        active = restore["active"]
+        run_init = bool(restore.get("init"))
+        if restore.get("done"):
+            max_iter, converged = rnd, True
     queued = np.ones(n, np.uint8)
     if active is not None:  # global ids or a global mask, like SyncEngine.run's
         queued = local_active(active, eng, part.num_vertices).astype(np.uint8)
     stats: list[dict[str, Any]] = []
-    converged = False
-    rnd = 0
+    every = int(checkpoint["every"]) if checkpoint else 0
 
     mask = np.zeros(n, np.uint8)  # the step's members, and its masters (reset after each step)
     own = np.zeros(n, np.uint8)
@@ -215,8 +242,9 @@ def run_partition_async(
         return int(counts[0]), int(counts[1])
 
     with num_threads(eng.threads):
-        C["iteration"] = 0
-        k.k_init(ch, VC, EC, P, C)
+        C["iteration"] = rnd
+        if run_init:
+            k.k_init(ch, VC, EC, P, C)
         aggs = eng._aggregate()
         x0, b0 = ex.seconds, ex.bytes_sent
         while rnd < max_iter:
@@ -258,11 +286,14 @@ def run_partition_async(
             rnd += 1
             if progress is not None:
                 progress(stat)
-            if conv_fn is not None and bool(conv_fn(ctx_view)):
+            if (conv_fn is not None and bool(conv_fn(ctx_view))) or (dynamic and left == 0):
                 converged = True
                 break
-            if dynamic and left == 0:
-                converged = True
-                break
+            if every and rnd % every == 0 and rnd < max_iter:
+                nxt = queued[ex.master_ids] if dynamic else None
+                snapshot(checkpoint, rnd, part, eng, ex, eid, comm, stat, nxt)
     res = eng._result(rnd, converged, stats, aggs)
-    return collect_masters(res, eng, comm, part.num_vertices)
+    collect_masters(res, eng, comm, part.num_vertices)
+    if edges:
+        collect_edges(res, eng, eid, comm, part.num_edges)
+    return res

@@ -98,8 +98,9 @@ def _engine(args: argparse.Namespace) -> tuple[str, str, str | None]:
     scheduler = getattr(args, "scheduler", "fifo")
     if scheduler not in DIST_SCHEDULERS:
         raise GasError(
-            f"--scheduler {scheduler} runs on one process only (its priorities are not combined across "
-            f"processes); with --procs or a launcher use --scheduler {' or '.join(DIST_SCHEDULERS)}"
+            f"--scheduler {scheduler} runs on one process only, without --checkpoint-dir (its priorities "
+            f"are not combined across processes); with --procs, a launcher or --checkpoint-dir use "
+            f"--scheduler {' or '.join(DIST_SCHEDULERS)}"
         )
     consistency = getattr(args, "consistency", None)
     if consistency == "full":
@@ -182,7 +183,7 @@ def _checkpoint(args: argparse.Namespace, command: str, extra: dict[str, Any]) -
     import os
 
     keep = ("alpha", "tol", "max_iter", "hops", "skip_rows", "keep_duplicates", "undirected")
-    keep += ("partition", "seed")
+    keep += ("partition", "seed", "engine", "scheduler", "consistency")
     meta = {
         "command": command,
         "file": os.path.abspath(args.file),
@@ -350,13 +351,15 @@ def _cmd_resume(args: argparse.Namespace) -> int:
             f"taken on {manifest['num_vertices']} and {manifest['num_edges']}: not the same graph"
         )
     program, max_iter, _, _ = _program(command, ns, g)
+    engine, scheduler, consistency = _engine(ns)
     restore = {"step": manifest["step"], "done": manifest["done"], "vertex": vertex}
     restore.update(active=active, edges=edges)
     ns.checkpoint_dir, ns.checkpoint_every = args.dir, args.checkpoint_every
     ck = _checkpoint(ns, command, {"source": meta["source"]} if "source" in meta else {})
     if not args.quiet:
         print(
-            f"resuming {command} on {ns.file} after superstep {manifest['step']} "
+            f"resuming {command} on {ns.file} after {'round' if engine == 'async' else 'superstep'} "
+            f"{manifest['step']} "
             f"with {args.procs} process(es)",
             file=sys.stderr,
         )
@@ -371,10 +374,13 @@ def _cmd_resume(args: argparse.Namespace) -> int:
             progress=_progress(args.quiet),
             checkpoint=ck,
             restore=restore,
+            engine=engine,
+            scheduler=scheduler,
+            consistency=consistency,
         )
     if not args.quiet:
         print(f"resumed run finished in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-    return _report(command, ns, g, res)
+    return _report(command, ns, g, _normalized(command, engine, res))
 
 
 def register(sub: Any) -> None:

@@ -83,6 +83,9 @@ __all__ = [
     "DistEngine",
     "run_partition",
     "collect_masters",
+    "collect_edges",
+    "restore_into",
+    "snapshot",
     "part_engine",
     "local_active",
 ]
@@ -620,13 +623,7 @@ def run_partition(
     gids = eng.partition.global_ids
     first = 0
     if restore is not None:
-        first = int(restore["step"])
-        for k, vals in restore["vertex"].items():
-            if k in eng.columns and k not in eng.spec.builtin_columns:
-                eng.columns[k][:] = vals[gids]
-        for k, vals in restore["edges"].items():
-            if k in eng.edge_columns:
-                eng.edge_columns[k][:] = vals[eid]
+        first = restore_into(eng, restore, gids, eid)
         active = restore["active"]
         if restore.get("done"):
             max_iter = first
@@ -646,7 +643,7 @@ def run_partition(
             progress(stat)
         step = stat["iteration"] + 1
         if every and step % every == 0 and step < max_iter:
-            _snapshot(checkpoint, step, part, eng, ex, eid, comm, stat)
+            snapshot(checkpoint, step, part, eng, ex, eid, comm, stat)
 
     res = eng.run(
         max_iter,
@@ -658,19 +655,36 @@ def run_partition(
     res.stats and res.stats[0].setdefault("setup_seconds", setup)
     collect_masters(res, eng, comm, n)
     if edges:
-        names_e = sorted(k for k in eng.edge_columns if k not in eng.spec.graph_edge_fields)
-        got_e = comm.gather([eid, *[eng.edge_columns[k] for k in names_e]])
-        if got_e is not None:
-            for j, k in enumerate(names_e):
-                col = eng.edge_columns[k]
-                out = np.zeros((part.num_edges, *col.shape[1:]), col.dtype)
-                for arrays in got_e:
-                    out[arrays[0]] = arrays[1 + j]
-                res.edge_data[k] = out
+        collect_edges(res, eng, eid, comm, part.num_edges)
     return res
 
 
-def _snapshot(
+def restore_into(eng: DistEngine, restore: dict[str, Any], gids: np.ndarray, eid: np.ndarray) -> int:
+    """Copy a snapshot's (or a caller's starting state's) global arrays into this rank's columns:
+    vertex rows by global id ``gids``, edge rows by global edge id ``eid``; returns its step."""
+    for k, vals in restore["vertex"].items():
+        if k in eng.columns and k not in eng.spec.builtin_columns:
+            eng.columns[k][:] = vals[gids]
+    for k, vals in restore["edges"].items():
+        if k in eng.edge_columns:
+            eng.edge_columns[k][:] = vals[eid]
+    return int(restore["step"])
+
+
+def collect_edges(res: RunResult, eng: DistEngine, eid: np.ndarray, comm: Comm, num_edges: int) -> None:
+    """Gather the program's edge fields on rank 0 into ``res.edge_data`` (by global edge id)."""
+    names_e = sorted(k for k in eng.edge_columns if k not in eng.spec.graph_edge_fields)
+    got_e = comm.gather([eid, *[eng.edge_columns[k] for k in names_e]])
+    if got_e is not None:
+        for j, k in enumerate(names_e):
+            col = eng.edge_columns[k]
+            out = np.zeros((num_edges, *col.shape[1:]), col.dtype)
+            for arrays in got_e:
+                out[arrays[0]] = arrays[1 + j]
+            res.edge_data[k] = out
+
+
+def snapshot(
     cfg: dict[str, Any],
     step: int,
     part: WorkerPart,
@@ -679,14 +693,18 @@ def _snapshot(
     eid: np.ndarray,
     comm: Comm,
     stat: dict[str, Any],
+    nxt: np.ndarray | None = None,
 ) -> None:
-    """Write this rank's share of the snapshot after superstep ``step - 1`` (all replicas agree)."""
+    """Write this rank's share of the snapshot after superstep (or round) ``step - 1``, when all
+    replicas agree; ``nxt`` flags the masters scheduled next (default: the sync engine's)."""
     from gas.runtime import checkpoint as ck
 
     ids = ex.master_ids
     spec = eng.spec
     prog = eng.program
-    if not prog.dynamic:
+    if nxt is not None:
+        nxt = np.asarray(nxt, np.uint8)
+    elif not prog.dynamic:
         nxt = np.ones(ids.shape[0], np.uint8)
     elif ex.pending_active is not None:
         nxt = ex.pending_active[ids]

@@ -313,7 +313,7 @@ class LocalCluster:
         from gas.partition import partition as make_partition
 
         ssp = ssp_job(program, staleness, straggler, active=active, checkpoint=checkpoint, restore=restore)
-        color = _async_job(graph, program, engine, scheduler, consistency, ssp, checkpoint, restore, edges)
+        color = _async_job(graph, program, engine, scheduler, consistency, ssp)
         P = self.procs
         if assignment is None:
             assignment = make_partition(graph, partition, num_parts=P, seed=seed)
@@ -348,7 +348,7 @@ class LocalCluster:
                 send_part(t, r, part_of_graph(graph, assignment.master, assignment.edge_part, r))
                 if color is not None:
                     t.send(r, DATA, 0, [color])
-                elif restore is not None:
+                if restore is not None:
                     send_restore(t, r, restore)
         part0 = part_of_graph(graph, assignment.master, assignment.edge_part, 0)
         try:
@@ -408,9 +408,6 @@ def _async_job(
     scheduler: str,
     consistency: str | None,
     ssp: Any,
-    checkpoint: Any,
-    restore: Any,
-    edges: bool,
 ) -> np.ndarray | None:
     """The colouring that schedules an asynchronous run (None for the sync engine), after
     refusing what the asynchronous engine does not run across processes."""
@@ -418,15 +415,11 @@ def _async_job(
         return None
     if engine != "async":
         raise GasError(f"Unknown engine {engine!r}; known: sync, async")
-    for what, given in (
-        ("bounded staleness", ssp),
-        ("checkpoints", checkpoint),
-        ("a restored state", restore),
-    ):
-        if given:
-            raise GasError(f"The asynchronous engine across processes does not take {what} (yet)")
-    if edges:
-        raise GasError("The asynchronous engine across processes does not return edge data (yet)")
+    if ssp:
+        raise GasError(
+            "The asynchronous engine has no supersteps to bound: --staleness/--straggler apply to "
+            "the synchronous engine (drop --engine async)"
+        )
     from gas.runtime.async_dist import async_groups, check_async
 
     return async_groups(graph, check_async(program, graph, scheduler, consistency))
@@ -570,7 +563,7 @@ def run_launched(
     from gas.partition import partition as make_partition
 
     ssp = ssp_job(program, staleness, straggler, active=active, checkpoint=checkpoint)
-    color = _async_job(graph, program, engine, scheduler, consistency, ssp, checkpoint, None, False)
+    color = _async_job(graph, program, engine, scheduler, consistency, ssp)
     t0 = time.perf_counter()
     a = make_partition(graph, partition, num_parts=comm.size, seed=seed)
     part = part_of_graph(graph, a.master, a.edge_part, comm.rank)

@@ -527,9 +527,6 @@ def run_part(
     if color is not None:
         from gas.runtime.async_dist import run_partition_async
 
-        for k in ("checkpoint", "restore", "edges"):
-            if kw.get(k):
-                raise GasError(f"the asynchronous engine across processes does not take {k!r}")
         return run_partition_async(
             part,
             program,
@@ -540,6 +537,9 @@ def run_part(
             active=kw.get("active"),
             threads=kw.get("threads"),
             progress=kw.get("progress"),
+            checkpoint=kw.get("checkpoint"),
+            restore=kw.get("restore"),
+            edges=bool(kw.get("edges")),
         )
     if not ssp:
         from gas.runtime.exchange import run_partition
