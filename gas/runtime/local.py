@@ -301,10 +301,12 @@ class LocalCluster:
         engine: str = "sync",
         scheduler: str = "fifo",
         consistency: str | None = None,
+        fresh: bool = True,
     ) -> RunResult:
         """Partition ``graph``, run ``program`` on every rank; the whole result (rank 0).
 
-        ``staleness``/``straggler``: bounded staleness (see :mod:`gas.runtime.ssp`).
+        ``staleness``/``straggler``/``fresh``: bounded staleness (see :mod:`gas.runtime.ssp`;
+        ``fresh=False`` never reads a peer's future supersteps).
         ``restore``: global vertex and edge arrays to start from instead of ``init`` (a snapshot,
         or :func:`run_distributed`'s ``initial``). ``edges``: also return the program's edge fields.
         ``engine="async"``: the asynchronous engine by chromatic steps
@@ -312,7 +314,9 @@ class LocalCluster:
         """
         from gas.partition import partition as make_partition
 
-        ssp = ssp_job(program, staleness, straggler, active=active, checkpoint=checkpoint, restore=restore)
+        ssp = ssp_job(
+            program, staleness, straggler, active=active, checkpoint=checkpoint, restore=restore, fresh=fresh
+        )
         color = _async_job(graph, program, engine, scheduler, consistency, ssp)
         P = self.procs
         if assignment is None:

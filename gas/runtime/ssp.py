@@ -15,16 +15,29 @@ transport):
 * *values* (after apply): the new data of this rank's masters to each rank mirroring them,
   together with this rank's share of the aggregates (over its masters), to every rank.
 
-A rank at clock ``c`` consumes a peer's messages in order as long as they are not from the
-future: partials of superstep ``<= c`` and values of superstep ``<= c - 1``. Consumed values
-overwrite the mirror rows at once; consumed partials replace the peer's last partial, which the
-master folds into its own total (peers in rank order) before apply; ``ctx`` aggregates are the
-rank-ordered fold of every rank's latest share. With ``s = 0`` every rank reads exactly
-superstep ``c - 1``'s values and ``c``'s partials, so the run is the BSP run, bit for bit.
+Before each wait a rank takes every message that has arrived (without blocking), and with
+``s > 0`` it consumes them all in order, those of supersteps ahead of its own too (*fresh*
+reads: the SSP model guarantees data at most ``s`` supersteps old and allows newer; a straggler
+then reads what its peers computed while it was slow, not what they had ``s`` supersteps ago).
+With ``s = 0`` (or ``fresh=False``) it consumes only messages not from the future: partials of
+superstep ``<= c`` and values of superstep ``<= c - 1``. Consumed values overwrite the mirror
+rows at once; consumed partials replace the peer's last partial, which the master folds into
+its own total (peers in rank order) before apply; ``ctx`` aggregates are the rank-ordered fold
+of every rank's latest share. With ``s = 0`` every rank reads exactly superstep ``c - 1``'s
+values and ``c``'s partials, so the run is the BSP run, bit for bit.
+
+*Delta mode*, for programs that send changes rather than values (``delta_fields``, e.g.
+:class:`gas.algorithms.pagerank_delta.AccumulativePageRankProgram`): a consumed value of a delta
+field is *added* to the mirror row, which is cleared once the local gather has read it, and
+consumed partials add up until the master folds them in (then they are dropped). Every change
+is so counted exactly once, however late or early it is read: a stale read only delays it.
+Gathers of such programs must be sums.
 
 Stopping: every rank sees every share of the aggregates, so each evaluates ``converged`` on
 each *complete* superstep (all shares present) in order; the first superstep ``K`` that ends a
-run of ``s + 2`` passing supersteps (1 for ``s = 0``) is the same everywhere. One passing
+run of ``s + 2`` passing supersteps (1 for ``s = 0``, or for a program with
+``stale_safe_stop = True`` whose test bounds the error on any complete superstep) is the same
+everywhere. One passing
 superstep is not enough under staleness: a rank may read the same stale peer data for up to
 ``s + 1`` supersteps in a row, and then reports a change near zero without having converged;
 within ``s + 2`` supersteps every rank has read newer data from every peer. A rank stops as
@@ -33,7 +46,8 @@ messages up to their *done*; fast ranks may have run up to ``s`` supersteps past
 masters keep the newer values).
 
 Observed staleness of a superstep: the largest lag, in supersteps, of any peer data it read
-behind what BSP would read (values of ``c - 1``, partials of ``c``). The run statistics give it
+behind what BSP would read (values of ``c - 1``, partials of ``c``; 0 when fresh reads got
+newer data). The run statistics give it
 per superstep, and :attr:`SSPRunResult.ssp` its mean and max over every rank's supersteps.
 
 Only programs with ``dynamic = False`` and no scatter run here (signals would need the active
@@ -88,6 +102,7 @@ __all__ = [
     "run_part",
     "ssp_job",
     "check_ssp",
+    "delta_fields",
     "parse_straggler",
     "slow_rank",
     "straggler_delay",
@@ -120,6 +135,28 @@ class SSPRunResult(RunResult):
     """
 
     ssp: dict[str, Any] = field(default_factory=dict)
+
+
+def delta_fields(program: VertexProgram) -> tuple[str, ...]:
+    """The program's ``delta_fields`` (validated): vertex fields that carry changes, not values.
+
+    Examples
+    --------
+    >>> from gas.algorithms.pagerank_delta import AccumulativePageRankProgram
+    >>> delta_fields(AccumulativePageRankProgram())
+    ('send',)
+    """
+    names = tuple(getattr(program, "delta_fields", ()) or ())
+    fields = dict(program.vertex_data)
+    for f in names:
+        if f not in fields:
+            raise GasError(
+                f"{type(program).__name__}.delta_fields names {f!r}, which is not in its vertex_data "
+                f"({', '.join(fields)})"
+            )
+        if np.dtype(fields[f] if not isinstance(fields[f], tuple) else fields[f][0]).kind != "f":
+            raise GasError(f"{type(program).__name__}.delta_fields: {f!r} must be a float field")
+    return names
 
 
 def check_ssp(program: VertexProgram, staleness: int | None, straggler: Any = None) -> None:
@@ -218,7 +255,15 @@ def _fold_ranks(shares: list[np.ndarray], ops: tuple[int, ...]) -> np.ndarray:
 class _SSPState:
     """One rank's view of the others: pending messages, clocks, latest partials and shares."""
 
-    def __init__(self, comm: Comm, eng: DistEngine, first_shares: list[np.ndarray], staleness: int) -> None:
+    def __init__(
+        self,
+        comm: Comm,
+        eng: DistEngine,
+        first_shares: list[np.ndarray],
+        staleness: int,
+        delta: tuple[str, ...] = (),
+        fresh: bool = False,
+    ) -> None:
         self.comm = comm
         self.t = comm.t
         self.eng = eng
@@ -237,9 +282,15 @@ class _SSPState:
         self.next_check = 0
         self.stop_at: int | None = None
         self.passed = 0
-        self.window = 1 if staleness == 0 else staleness + 2
+        safe = bool(getattr(eng.program, "stale_safe_stop", False))
+        self.window = 1 if staleness == 0 or safe else staleness + 2
         self.conv = getattr(eng.program, "converged", None)
         self.cols = [eng.columns[k] for k in self.ex.sync_names]
+        # delta mode: received values of delta fields add to the mirror rows (cleared once
+        # gathered) and received partials add up until the master folds them in: exactly once
+        self.delta = bool(delta)
+        self.adds = [k in delta for k in self.ex.sync_names]
+        self.fresh = fresh  # consume every delivered message, future supersteps' too
         self.bytes_sent = 0
 
     # ------------------------------------------------------------------ messages
@@ -273,15 +324,21 @@ class _SSPState:
             pend = self.pending[q]
             while pend:
                 kind, k = _untag(pend[0].tag)
-                if kind == PARTIAL and k <= clock:
-                    self.partials[q] = pend.popleft().arrays[0]
+                if kind == PARTIAL and (k <= clock or self.fresh):
+                    got = pend.popleft().arrays[0]
+                    if self.delta and q in self.partials:
+                        got = self.partials[q] + got
+                    self.partials[q] = got
                     self.pclock[q] = k
-                elif kind == VALUES and k <= clock - 1:
+                elif kind == VALUES and (k <= clock - 1 or self.fresh):
                     arrays = pend.popleft().arrays
                     rows = self.ex.mirror_lists[q]
                     if rows.size:
-                        for c, vals in zip(self.cols, arrays[1:]):
-                            c[rows] = vals
+                        for c, vals, add in zip(self.cols, arrays[1:], self.adds):
+                            if add:
+                                c[rows] += vals
+                            else:
+                                c[rows] = vals
                     self.vclock[q] = k
                     self.record_share(q, k, arrays[0])
                 elif kind == DONE:
@@ -318,7 +375,11 @@ class _SSPState:
             self.next_check += 1
 
     def wait(self, ready: Callable[[], bool], clock: int) -> float:
-        """Block until ``ready()`` or the stop superstep is known; returns the seconds waited."""
+        """Block until ``ready()`` or the stop superstep is known; returns the seconds waited.
+
+        Whatever has arrived is taken first, without waiting: a rank that need not wait (a
+        straggler, whose peers are ahead) still reads the freshest data it may."""
+        self.pump(0.0)
         self.consume(clock)
         if ready() or self.stop_at is not None:
             return 0.0
@@ -353,6 +414,7 @@ def run_partition_ssp(
     straggler: Any = None,
     threads: int | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    fresh: bool | None = None,
 ) -> SSPRunResult:
     """Run a static ``program`` on this rank's part with staleness bound ``staleness``.
 
@@ -364,11 +426,19 @@ def run_partition_ssp(
     and gain ``staleness`` (observed), ``wait_seconds`` and ``bytes_sent``;
     :attr:`SSPRunResult.ssp` sums up every rank, and ``aggregates`` are those of the agreed
     converged superstep.
+
+    A program with ``delta_fields`` runs in delta mode (module docstring). ``fresh`` (the
+    default with ``s > 0``; ignored with ``s = 0``, which stays BSP) consumes every peer message
+    as soon as it is delivered, those of supersteps ahead of this one too; ``fresh=False``
+    keeps to messages not from the future (reads exactly ``s`` supersteps behind a peer that
+    is ahead).
     """
     check_ssp(program, staleness, straggler)
     s = int(staleness)
     if max_iter < 0:
         raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
+    delta = delta_fields(program)
+    fresh = s > 0 and (fresh is None or bool(fresh))
     eng, _ = part_engine(part, program, comm, threads)
     partition = eng.partition
     ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
@@ -388,7 +458,10 @@ def run_partition_ssp(
         C["iteration"] = 0
         k.k_init(ch, VC, EC, P, C)
         # every rank's share after init (all-gathered: the same fold as BSP's all-reduce)
-        st = _SSPState(comm, eng, [a[0] for a in comm.allgather([eng.local_share()])], s)
+        st = _SSPState(comm, eng, [a[0] for a in comm.allgather([eng.local_share()])], s, delta, fresh)
+        # delta mode: mirror rows of delta fields, cleared after each gather has read them
+        clear = [eng.columns[f] for f in delta if f in ex.sync_names] if comm.t is not None else []
+        mirror_rows = np.flatnonzero(~partition.is_master)
         single = comm.t is None
         aggs: dict[str, float] = {}
         while it < max_iter:
@@ -403,7 +476,7 @@ def run_partition_ssp(
                 w += st.wait(lambda c=c: all(st.vclock[q] >= c - 1 - s for q in st.peers), c)
                 if st.stop_at is not None:
                     break
-            lag = max([c - 1 - st.vclock[q] for q in st.peers], default=0)
+            lag = max([c - 1 - st.vclock[q] for q in st.peers] + [0])  # fresh reads: never below 0
             if spec.agg_names:
                 vals = _fold_ranks(st.shares, st.ops)
                 for j, name in enumerate(spec.agg_names):
@@ -420,6 +493,8 @@ def run_partition_ssp(
                     k.k_gather_array(ch, act, VC, EC, P, *topo, eng.acc, eng.zero)
                 else:
                     k.k_gather(ch, act, VC, EC, P, *topo, eng.acc, eng.zero)
+                for col in clear:
+                    col[mirror_rows] = 0.0
                 for q, ids in ex.mirror_gather.items():
                     if ids.size:
                         st.send(q, PARTIAL, c, [eng.acc[ids]])
@@ -432,7 +507,10 @@ def run_partition_ssp(
                 if need:
                     lag = max(lag, max(c - st.pclock[p] for p in need))
                 for p in need:
-                    eng.combine(ex.master_gather[p], st.partials[p])
+                    if not st.delta:
+                        eng.combine(ex.master_gather[p], st.partials[p])
+                    elif p in st.partials:  # each delivered partial folded in once
+                        eng.combine(ex.master_gather[p], st.partials.pop(p))
             else:
                 eng.acc.fill(eng.zero[0])
             # masters only: a mirror's row keeps its master's last values until newer ones arrive
@@ -488,10 +566,12 @@ def ssp_job(
     active: Any = None,
     checkpoint: Any = None,
     restore: Any = None,
+    fresh: bool = True,
 ) -> dict[str, Any] | None:
     """The job note for :func:`run_part` (None: a plain BSP run), validated before any work.
 
     A straggler alone runs the ``s = 0`` loop (BSP, bit for bit) with the delay.
+    ``fresh=False``: reads never from a peer's future supersteps (see :func:`run_partition_ssp`).
 
     Examples
     --------
@@ -508,7 +588,10 @@ def ssp_job(
     if checkpoint or restore:
         raise GasError(f"{what} cannot be combined with checkpoints (snapshots need a barrier)")
     strag = None if straggler is None else list(parse_straggler(straggler))
-    return {"staleness": int(staleness or 0), "straggler": strag}
+    note: dict[str, Any] = {"staleness": int(staleness or 0), "straggler": strag}
+    if not fresh:
+        note["fresh"] = False
+    return note
 
 
 def run_part(
@@ -557,4 +640,5 @@ def run_part(
         straggler=ssp.get("straggler"),
         threads=kw.get("threads"),
         progress=kw.get("progress"),
+        fresh=ssp.get("fresh"),
     )
