@@ -167,12 +167,13 @@ class ResidualPageRankProgram(VertexProgram):
         v.res = (1.0 - self.alpha) / ctx.num_vertices
 
     def apply(self, v, total, ctx):
-        v.sent = v.res
+        # the share each out-edge carries, computed once per update rather than once per edge
+        v.sent = self.alpha * v.res / v.out_degree if v.out_degree > 0 else 0.0
         v.rank += v.res
         v.res = 0.0
 
     def scatter(self, v, e, nbr):
-        nbr.res += self.alpha * v.sent / v.out_degree
+        nbr.res += v.sent
         # degree-proportional threshold (as Andersen-Chung-Lang's push): pushing from u costs
         # d(u) edge visits, so small residuals wait at high-degree vertices; the thresholds sum
         # to N * tol when scale = N / (M + N)

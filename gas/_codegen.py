@@ -26,7 +26,10 @@ from gas.program import EdgeDir, ProgramSpec
 
 __all__ = ["load_kernels", "cache_dir", "is_known_good", "mark_good"]
 
-_TEMPLATE = Path(__file__).with_name("_template.py").read_text()
+# the generic kernels, then the asynchronous schedulers' kernels
+_TEMPLATE = "\n\n".join(
+    Path(__file__).with_name(f).read_text() for f in ("_template.py", "_template_async.py")
+)
 _PENDING: dict[str, dict[str, Any]] = {}
 _LOADED: dict[str, ModuleType] = {}
 _LOCK = threading.Lock()

@@ -15,8 +15,18 @@ Work proceeds in *rounds*. Initially the ``active`` vertices (default all) are s
 * ``fifo``: a round runs every vertex scheduled when the round began, in colour-class order;
   signals raised during the round schedule vertices for the next round (a breadth-first
   wavefront: first signalled, first run).
-* ``priority``: a round runs the scheduled vertices of highest priority (the top
-  ``priority_fraction`` of them, at least ``min_batch``); the others wait.
+* ``priority``: relaxed max-priority-first. A round sets the threshold
+  ``t = priority_ratio * p_max``, where ``p_max`` is the highest priority among the scheduled
+  vertices when the round begins, and runs the scheduled vertices whose priority is ``>= t``;
+  the others wait. So a vertex of priority ``p_max`` always runs in the current round and no
+  vertex below ``priority_ratio * p_max`` runs before it. On one thread the round is a pass in
+  id order that also runs a vertex signalled earlier in the same pass once its priority reaches
+  ``t`` (Gauss-Seidel order, no heap: no ``log n`` per signal); on several threads the round's
+  vertices are fixed when it begins and run as colour-class batches. ``priority_ratio=1`` gives
+  exact max-priority-first (a round runs only the vertices of highest priority; a scan of all
+  vertices per round). With ``priority_fraction < 1`` a round also runs at most the
+  ``max(min_batch, ceil(priority_fraction * scheduled))`` highest of those vertices, as one
+  batch.
 * ``sweep``: a round is an ordered pass over the vertex groups (colour classes, or id blocks
   under ``vertex`` consistency); each group runs the vertices scheduled at the moment the pass
   reaches it, so signals to later groups are served in the same pass (Gauss-Seidel order).
@@ -90,10 +100,14 @@ class AsyncEngine(SyncEngine):
         Numba threads (default: Numba's current setting).
     debug : bool, default False
         Run the program uncompiled, as plain Python, one thread.
-    priority_fraction : float, default 0.5
-        Share of the scheduled vertices a ``priority`` round runs (the highest first).
+    priority_ratio : float, default 0.01
+        ``priority`` scheduler: a round runs the scheduled vertices whose priority is at least
+        this share of the highest scheduled priority (0: all of them; 1: only the highest).
+    priority_fraction : float, default 1.0
+        ``priority`` scheduler: a round runs at most this share of the scheduled vertices (the
+        highest first; 1: no cap).
     min_batch : int, default 1024
-        Smallest ``priority`` round.
+        Smallest capped ``priority`` round.
 
     Examples
     --------
@@ -117,7 +131,8 @@ class AsyncEngine(SyncEngine):
         consistency: str | None = None,
         threads: int | None = None,
         debug: bool = False,
-        priority_fraction: float = 0.5,
+        priority_ratio: float = 0.01,
+        priority_fraction: float = 1.0,
         min_batch: int = 1024,
     ) -> None:
         if scheduler not in SCHEDULERS:
@@ -126,6 +141,9 @@ class AsyncEngine(SyncEngine):
             raise GasError(f"Unknown consistency model {consistency!r}; known: {', '.join(CONSISTENCY)}")
         if not 0.0 < priority_fraction <= 1.0:
             raise GasError(f"Expected 0 < priority_fraction <= 1 (got {priority_fraction})")
+        if not 0.0 <= priority_ratio <= 1.0:
+            raise GasError(f"Expected 0 <= priority_ratio <= 1 (got {priority_ratio})")
+        self.priority_ratio = float(priority_ratio)
         self.scheduler = scheduler
         self._asked = consistency
         self.priority_fraction = float(priority_fraction)
@@ -195,6 +213,9 @@ class AsyncEngine(SyncEngine):
         VC, EC, P, C = self.VC, self.EC, self.params, self.ctx
         topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
         kern = k.k_async_array if self.spec.gather_shape else k.k_async
+        kern_pass = k.k_async_pass
+        pass_out = np.zeros(4, np.float64)
+        pass_args = (self.acc, self.zero, C, queued, prio, self._visit_deg, pass_out)
         color, sequential = self._groups()
         if color is not None:
             order, bounds = color_classes(color)
@@ -214,6 +235,15 @@ class AsyncEngine(SyncEngine):
             return int(self._visit_deg[batch].sum())
 
         threads = 1 if (self.debug or sequential) else self.threads
+        # the relaxed priority scheduler walks the vertices in one compiled pass when the round
+        # runs on one thread and is not capped
+        one_pass = (
+            self.scheduler == "priority"
+            and self.priority_fraction >= 1.0
+            and (threads or self._nthreads) == 1
+        )
+        ratio = self.priority_ratio if dynamic else 0.0  # a static program runs every vertex
+        top = np.inf  # highest scheduled priority (the initial vertices hold inf)
         with num_threads(threads):
             self.ctx["iteration"] = 0
             k.k_init(self.chunks, VC, EC, P, C)
@@ -233,13 +263,23 @@ class AsyncEngine(SyncEngine):
                         prio[batch] = 0.0
                         edges += run_batch(batch)
                         ran += batch.size
+                elif one_pass:
+                    thr = top * ratio if ratio > 0.0 else 0.0
+                    budget = n if max_updates is None else max(1, max_updates - updates)
+                    kern_pass(thr, budget, VC, EC, P, *topo, *pass_args)
+                    ran, edges, top = int(pass_out[0]), int(pass_out[1]), float(pass_out[3])
                 else:
                     cand = np.flatnonzero(queued)
-                    if self.scheduler == "priority":
+                    if self.scheduler == "priority" and cand.size:
+                        pc = prio[cand]
+                        top = float(pc.max())
+                        if ratio > 0.0:
+                            keep = pc >= top * ratio
+                            cand, pc = cand[keep], pc[keep]
                         take = max(self.min_batch, int(np.ceil(cand.size * self.priority_fraction)))
                         if cand.size > take:
-                            top = np.argpartition(-prio[cand], take - 1)[:take]
-                            cand = np.sort(cand[top])
+                            best = np.argpartition(-pc, take - 1)[:take]
+                            cand = np.sort(cand[best])
                     queued[cand] = 0
                     prio[cand] = 0.0
                     if color is None:

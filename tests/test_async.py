@@ -13,6 +13,7 @@ import pytest
 from conftest import nx_digraph, shared_path
 
 import gas
+import gas.datasets
 from gas.algorithms import coloring, count_conflicts
 from gas.coloring import greedy_coloring
 
@@ -233,6 +234,59 @@ def test_priority_runs_the_highest_signal_first():
     eng = gas.AsyncEngine(g, CountRuns(), scheduler="fifo")
     eng.run(active=[0])
     assert eng.columns["when"].tolist() == [0, 1, 1, 1, 1]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_priority_ratio_one_is_exact_max_priority_first(threads):
+    # hand-worked: 0 signals 1..4 with priority = id + 1; ratio 1 runs only the highest each round
+    # (threads=1: the compiled id-order pass; threads=2: batches fixed at the round's start)
+    g = gas.Graph.from_edges([0, 0, 0, 0], [1, 2, 3, 4])
+    eng = gas.AsyncEngine(g, CountRuns(), scheduler="priority", priority_ratio=1.0, threads=threads)
+    eng.run(active=[0])
+    assert eng.columns["when"].tolist() == [0, 4, 3, 2, 1]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_relaxed_priority_runs_everything_above_the_threshold(threads):
+    # hand-worked: priorities 2, 3, 4, 5; ratio 0.5 gives threshold 2.5 in round 1 (3 vertices
+    # run), then vertex 1 alone
+    g = gas.Graph.from_edges([0, 0, 0, 0], [1, 2, 3, 4])
+    eng = gas.AsyncEngine(g, CountRuns(), scheduler="priority", priority_ratio=0.5, threads=threads)
+    res = eng.run(active=[0])
+    assert eng.columns["when"].tolist() == [0, 2, 1, 1, 1]
+    assert [s["active"] for s in res.stats] == [1, 3, 1]
+
+
+def test_relaxed_priority_pass_serves_signals_to_later_ids_in_the_same_pass():
+    # hand-worked, one thread: the initial vertex runs alone (priority inf); then a pass in id
+    # order runs 1, which signals 2, which signals 3, all in round 1. Along 3 -> 2 -> 1 -> 0 each
+    # signal goes to an id the pass has left behind: one hop per round
+    g = gas.Graph.from_edges([0, 1, 2], [1, 2, 3])
+    eng = gas.AsyncEngine(g, CountRuns(), scheduler="priority", threads=1)
+    eng.run(active=[0])
+    assert eng.columns["when"].tolist() == [0, 1, 1, 1]
+    g = gas.Graph.from_edges([3, 2, 1], [2, 1, 0])
+    eng = gas.AsyncEngine(g, CountRuns(), scheduler="priority", threads=1)
+    eng.run(active=[3])
+    assert eng.columns["when"].tolist() == [3, 2, 1, 0]
+
+
+@pytest.mark.parametrize("scheduler,threads", [("priority", 1), ("priority", 2), ("fifo", 2)])
+def test_residual_pagerank_with_many_dangling_vertices_matches_networkx(scheduler, threads):
+    # R-MAT on 512 vertices: about half have no out-edge (many are isolated). The residual form
+    # lets dangling vertices absorb their mass and normalises at the end; the reference is
+    # networkx.pagerank, which spreads dangling mass uniformly
+    g = gas.datasets.rmat_graph(9, 4, seed=3)
+    assert (g.out_degree == 0).mean() > 0.3
+    G = nx.DiGraph()
+    G.add_nodes_from(range(g.num_vertices))
+    G.add_edges_from(zip(g.src.tolist(), g.dst.tolist()))
+    ref = nx.pagerank(G, alpha=0.85, tol=1e-15, max_iter=10**4)
+    ref = np.array([ref[int(i)] for i in g.ids])
+    r = gas.algorithms.pagerank(
+        g, tol=1e-14, engine="async", scheduler=scheduler, consistency="full", threads=threads, max_iter=10**6
+    )
+    assert np.abs(r - ref).sum() <= 1e-10
 
 
 @two_threads

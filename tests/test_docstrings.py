@@ -8,7 +8,7 @@ import pkgutil
 
 import pytest
 
-SKIP = {"gas._template", "gas.cli"}
+SKIP = {"gas._template", "gas._template_async", "gas.cli"}
 
 
 def _modules():
