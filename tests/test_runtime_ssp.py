@@ -84,7 +84,8 @@ def test_staleness_zero_is_bsp_bit_for_bit(graph, procs, straggler):
     assert s0.ssp["staleness_max"] == 0 and s0.ssp["clocks"] == [bsp.iterations] * procs
 
 
-def test_staleness_two_with_straggler_converges_to_bsp(graph):
+@pytest.mark.parametrize("fresh", [True, False])
+def test_staleness_two_with_straggler_converges_to_bsp(graph, fresh):
     a = partition(graph, "hdrf", num_parts=2, seed=1)
     bsp = _threads(
         graph, a, lambda p, c: run_partition(p, PageRankProgram(tol=1e-12), c, max_iter=2000, threads=1)
@@ -93,7 +94,14 @@ def test_staleness_two_with_straggler_converges_to_bsp(graph):
         graph,
         a,
         lambda p, c: run_partition_ssp(
-            p, PageRankProgram(tol=1e-12), c, max_iter=2000, staleness=2, straggler=(1, 0.004), threads=1
+            p,
+            PageRankProgram(tol=1e-12),
+            c,
+            max_iter=2000,
+            staleness=2,
+            straggler=(1, 0.004),
+            threads=1,
+            fresh=fresh,
         ),
     )
     assert res.converged and bsp.converged
