@@ -153,7 +153,7 @@ class ResidualPageRankProgram(VertexProgram):
     Only the scatter visits edges: an update costs its out-degree.
     """
 
-    vertex_data = {"rank": np.float64, "res": np.float64, "sent": np.float64}
+    vertex_data = {"rank": np.float64, "res": np.float64, "sent": np.float64, "inv_d1": np.float64}
     gather_edges = NONE
     scatter_edges = OUT
 
@@ -161,10 +161,12 @@ class ResidualPageRankProgram(VertexProgram):
         self.alpha = float(alpha)
         self.tol = float(tol)
         self.scale = float(scale)
+        self.cut = self.tol * self.scale
 
     def init(self, v, ctx):
         v.rank = 0.0
         v.res = (1.0 - self.alpha) / ctx.num_vertices
+        v.inv_d1 = 1.0 / (v.out_degree + 1.0)
 
     def apply(self, v, total, ctx):
         # the share each out-edge carries, computed once per update rather than once per edge
@@ -177,8 +179,9 @@ class ResidualPageRankProgram(VertexProgram):
         # degree-proportional threshold (as Andersen-Chung-Lang's push): pushing from u costs
         # d(u) edge visits, so small residuals wait at high-degree vertices; the thresholds sum
         # to N * tol when scale = N / (M + N)
-        d1 = nbr.out_degree + 1.0
-        return nbr.res / d1 if nbr.res > self.tol * self.scale * d1 else 0.0
+        # (one load and a multiply per edge: res / (d + 1) > tol * scale)
+        q = nbr.res * nbr.inv_d1
+        return q if q > self.cut else 0.0
 
 
 def _pagerank_async(G, alpha, tol, max_iter, weight, threads, debug, progress, scheduler, consistency):
