@@ -77,18 +77,25 @@ def test_staleness_zero_is_bsp_bit_for_bit(graph, procs, straggler):
 
 
 @pytest.mark.parametrize(
-    "s, straggler, fresh",
-    [(1, (1, 0.003), True), (2, (1, 0.003), True), (3, ("any", 0.003), True), (2, ("any", 0.003), False)],
+    "procs, s, straggler, fresh, sweeps",
+    [
+        (2, 1, (1, 0.003), True, 0),
+        (2, 2, (1, 0.003), True, 0),
+        (2, 3, ("any", 0.003), True, 0),
+        (2, 2, ("any", 0.003), False, 0),
+        (2, 2, (1, 0.003), True, 6),  # the fast rank sweeps its part while it waits
+        (3, 2, ("any", 0.003), True, 4),
+    ],
 )
-def test_bounded_staleness_counts_every_delta_once(graph, oracle, s, straggler, fresh):
+def test_bounded_staleness_counts_every_delta_once(graph, oracle, procs, s, straggler, fresh, sweeps):
     pr, y = oracle
-    a = partition(graph, "hdrf", num_parts=2, seed=1)
+    a = partition(graph, "hdrf", num_parts=procs, seed=1)
     prog = AccumulativePageRankProgram(ALPHA, TOL)
     res = _threads(
         graph,
         a,
         lambda p, c: run_partition_ssp(
-            p, prog, c, max_iter=3000, staleness=s, straggler=straggler, threads=1, fresh=fresh
+            p, prog, c, max_iter=3000, staleness=s, straggler=straggler, threads=1, fresh=fresh, sweeps=sweeps
         ),
     )
     assert res.converged
@@ -100,6 +107,18 @@ def test_bounded_staleness_counts_every_delta_once(graph, oracle, s, straggler, 
     # one passing superstep stops the run (the test is an error bound): the agreed superstep
     # is at most s behind the last one a rank ran
     assert max(res.ssp["clocks"]) - res.ssp["stop_superstep"] <= s + 1
+    if sweeps and straggler[0] == 1:
+        assert res.ssp["sweeps"][0] > 0 and res.ssp["sweeps"][1] == 0  # only the waiting rank sweeps
+    assert max(res.ssp["sweeps"]) <= sweeps * max(res.ssp["clocks"])
+
+
+def test_local_sweeps_need_a_delta_program():
+    from gas.algorithms.pagerank import PageRankProgram
+    from gas.runtime.ssp import ssp_job
+
+    with pytest.raises(GasError, match="delta_fields"):
+        ssp_job(PageRankProgram(), 2, None, sweeps=4)
+    assert ssp_job(AccumulativePageRankProgram(), 2, None, sweeps=4)["sweeps"] == 4
 
 
 def test_delta_fields_are_checked():

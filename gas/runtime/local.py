@@ -302,11 +302,13 @@ class LocalCluster:
         scheduler: str = "fifo",
         consistency: str | None = None,
         fresh: bool = True,
+        sweeps: int = 0,
     ) -> RunResult:
         """Partition ``graph``, run ``program`` on every rank; the whole result (rank 0).
 
-        ``staleness``/``straggler``/``fresh``: bounded staleness (see :mod:`gas.runtime.ssp`;
-        ``fresh=False`` never reads a peer's future supersteps).
+        ``staleness``/``straggler``/``fresh``/``sweeps``: bounded staleness (see
+        :mod:`gas.runtime.ssp`; ``fresh=False`` never reads a peer's future supersteps; ``sweeps``:
+        local sweeps while waiting, delta programs only).
         ``restore``: global vertex and edge arrays to start from instead of ``init`` (a snapshot,
         or :func:`run_distributed`'s ``initial``). ``edges``: also return the program's edge fields.
         ``engine="async"``: the asynchronous engine by chromatic steps
@@ -315,7 +317,14 @@ class LocalCluster:
         from gas.partition import partition as make_partition
 
         ssp = ssp_job(
-            program, staleness, straggler, active=active, checkpoint=checkpoint, restore=restore, fresh=fresh
+            program,
+            staleness,
+            straggler,
+            active=active,
+            checkpoint=checkpoint,
+            restore=restore,
+            fresh=fresh,
+            sweeps=sweeps,
         )
         color = _async_job(graph, program, engine, scheduler, consistency, ssp)
         P = self.procs

@@ -31,7 +31,13 @@ values and ``c``'s partials, so the run is the BSP run, bit for bit.
 field is *added* to the mirror row, which is cleared once the local gather has read it, and
 consumed partials add up until the master folds them in (then they are dropped). Every change
 is so counted exactly once, however late or early it is read: a stale read only delays it.
-Gathers of such programs must be sums.
+Gathers of such programs must be sums. Such a program may also run *local sweeps*
+(``sweeps=K``, ``s > 0``): while a rank must wait for its peers it runs up to ``K`` extra gathers
+and applies on its own part with the data it holds (Maiter's point: an accumulative update may
+run whenever it has something to pass on), instead of idling. A sweep's changes for peers (the
+mirrors' partial totals, the masters' new deltas) are added into the next partial and values
+messages; with sweeps a rank waits for the partials of ``c - s`` before its gather of ``c``
+(not after it), so that every wait falls between an apply and the next gather.
 
 Stopping: every rank sees every share of the aggregates, so each evaluates ``converged`` on
 each *complete* superstep (all shares present) in order; the first superstep ``K`` that ends a
@@ -374,18 +380,26 @@ class _SSPState:
                     self.final = {n: float(vals[j]) for j, n in enumerate(self.eng.spec.agg_names)}
             self.next_check += 1
 
-    def wait(self, ready: Callable[[], bool], clock: int) -> float:
+    def wait(
+        self, ready: Callable[[], bool], clock: int, work: Callable[[], None] | None = None, budget: int = 0
+    ) -> float:
         """Block until ``ready()`` or the stop superstep is known; returns the seconds waited.
 
         Whatever has arrived is taken first, without waiting: a rank that need not wait (a
-        straggler, whose peers are ahead) still reads the freshest data it may."""
+        straggler, whose peers are ahead) still reads the freshest data it may. While it must
+        wait, ``work()`` runs up to ``budget`` times (local sweeps), then it blocks."""
         self.pump(0.0)
         self.consume(clock)
         if ready() or self.stop_at is not None:
             return 0.0
         t0 = time.perf_counter()
         while not ready() and self.stop_at is None:
-            self.pump(0.05)
+            if work is not None and budget > 0:
+                work()
+                budget -= 1
+                self.pump(0.0)
+            else:
+                self.pump(0.05)
             self.consume(clock)
         return time.perf_counter() - t0
 
@@ -415,6 +429,7 @@ def run_partition_ssp(
     threads: int | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
     fresh: bool | None = None,
+    sweeps: int = 0,
 ) -> SSPRunResult:
     """Run a static ``program`` on this rank's part with staleness bound ``staleness``.
 
@@ -432,6 +447,10 @@ def run_partition_ssp(
     as soon as it is delivered, those of supersteps ahead of this one too; ``fresh=False``
     keeps to messages not from the future (reads exactly ``s`` supersteps behind a peer that
     is ahead).
+
+    ``sweeps`` (delta programs, ``s > 0``): while a rank must wait for its peers it runs up to
+    that many *local sweeps* per superstep, each a gather and apply on its own part with the
+    data it holds (module docstring), instead of idling.
     """
     check_ssp(program, staleness, straggler)
     s = int(staleness)
@@ -439,6 +458,13 @@ def run_partition_ssp(
         raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
     delta = delta_fields(program)
     fresh = s > 0 and (fresh is None or bool(fresh))
+    sweeps = int(sweeps)
+    if sweeps < 0 or (sweeps and not delta):
+        raise GasError(
+            f"Expected sweeps >= 0, and local sweeps only for a program with delta_fields "
+            f"(got {sweeps} for {type(program).__name__}): applying a vertex twice between exchanges "
+            "is only sound when the exchanged values are changes, each counted once"
+        )
     eng, _ = part_engine(part, program, comm, threads)
     partition = eng.partition
     ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
@@ -464,6 +490,47 @@ def run_partition_ssp(
         mirror_rows = np.flatnonzero(~partition.is_master)
         single = comm.t is None
         aggs: dict[str, float] = {}
+        need = [p for p, ids in ex.master_gather.items() if ids.size] if gathers else []
+        # local sweeps (delta mode): their changes for peers wait in these buffers and travel,
+        # added, with the next partial / values message
+        budget = sweeps if (sweeps and s > 0 and not single and gathers) else 0
+        pbuf: dict[int, np.ndarray] = {}
+        vbuf: dict[int, list[np.ndarray]] = {}
+        adds = st.adds
+        nsweep, total_sweeps = 0, 0
+
+        def gather_all() -> None:
+            if eng._use_segments:
+                sg = eng._segments()
+                eids = sg.seg_eid if EC else sg.seg_src
+                k.k_gather_seg(
+                    sg.bounds, sg.blk_dst, sg.blk_ptr, sg.seg_src, eids, VC, EC, P, eng.acc, eng.zero
+                )
+            elif spec.gather_shape:
+                k.k_gather_array(ch, act, VC, EC, P, *topo, eng.acc, eng.zero)
+            else:
+                k.k_gather(ch, act, VC, EC, P, *topo, eng.acc, eng.zero)
+            for col in clear:
+                col[mirror_rows] = 0.0
+
+        def sweep() -> None:
+            """One local gather and apply between exchanges; every change still counted once."""
+            nonlocal nsweep
+            gather_all()
+            for q, ids in ex.mirror_gather.items():
+                if ids.size:
+                    pbuf[q] = eng.acc[ids] + pbuf[q] if q in pbuf else eng.acc[ids]
+            for p in need:
+                if p in st.partials:
+                    eng.combine(ex.master_gather[p], st.partials.pop(p))
+            k.k_apply(eng.apply_chunks, masters, VC, EC, P, eng.acc, C)
+            for q in st.peers:
+                rows = ex.master_lists[q]
+                if rows.size:
+                    new = [col[rows] for col, add in zip(st.cols, adds) if add]
+                    vbuf[q] = [a + b for a, b in zip(vbuf[q], new)] if q in vbuf else new
+            nsweep += 1
+
         while it < max_iter:
             t0 = time.perf_counter()
             delay = straggler_delay(straggler, comm.rank, comm.size, it)
@@ -473,7 +540,15 @@ def run_partition_ssp(
             w = 0.0
             if not single:
                 # SSP rule: every peer has completed superstep c - 1 - s
-                w += st.wait(lambda c=c: all(st.vclock[q] >= c - 1 - s for q in st.peers), c)
+                def ready(c: int = c) -> bool:
+                    if not all(st.vclock[q] >= c - 1 - s for q in st.peers):
+                        return False
+                    # with sweeps the partials of c - s are awaited here too, so that the
+                    # wait (and its sweeps) falls between an apply and the next gather
+                    return not budget or all(st.pclock[p] >= c - s or p in st.done for p in need)
+
+                nsweep = 0
+                w += st.wait(ready, c, sweep if budget else None, budget)
                 if st.stop_at is not None:
                     break
             lag = max([c - 1 - st.vclock[q] for q in st.peers] + [0])  # fresh reads: never below 0
@@ -483,22 +558,10 @@ def run_partition_ssp(
                     C[name] = vals[j]
             C["iteration"] = c
             if gathers:
-                if eng._use_segments:
-                    sg = eng._segments()
-                    eids = sg.seg_eid if EC else sg.seg_src
-                    k.k_gather_seg(
-                        sg.bounds, sg.blk_dst, sg.blk_ptr, sg.seg_src, eids, VC, EC, P, eng.acc, eng.zero
-                    )
-                elif spec.gather_shape:
-                    k.k_gather_array(ch, act, VC, EC, P, *topo, eng.acc, eng.zero)
-                else:
-                    k.k_gather(ch, act, VC, EC, P, *topo, eng.acc, eng.zero)
-                for col in clear:
-                    col[mirror_rows] = 0.0
+                gather_all()
                 for q, ids in ex.mirror_gather.items():
                     if ids.size:
-                        st.send(q, PARTIAL, c, [eng.acc[ids]])
-                need = [p for p, ids in ex.master_gather.items() if ids.size]
+                        st.send(q, PARTIAL, c, [eng.acc[ids] + pbuf.pop(q) if q in pbuf else eng.acc[ids]])
                 lo = max(c - s, 0)
                 ok = lambda need=need, lo=lo: all(st.pclock[p] >= lo or p in st.done for p in need)  # noqa: E731
                 w += st.wait(ok, c)
@@ -518,11 +581,16 @@ def run_partition_ssp(
             mine = eng.local_share()
             for q in st.peers:
                 rows = ex.master_lists[q]
-                st.send(q, VALUES, c, [mine, *[col[rows] for col in st.cols]])
+                vals = [col[rows] for col in st.cols]
+                if q in vbuf:  # the sweeps' changes since the last values message, added
+                    extra = iter(vbuf.pop(q))
+                    vals = [v + next(extra) if add else v for v, add in zip(vals, adds)]
+                st.send(q, VALUES, c, [mine, *vals])
             st.record_share(comm.rank, c, mine)
             # the aggregates this superstep read (BSP: those at the end of the superstep before)
             aggs = {name: float(C[name][0]) for name in spec.agg_names}
             lag_sum, lag_max, lag_n, waited = lag_sum + lag, max(lag_max, lag), lag_n + 1, waited + w
+            total_sweeps += nsweep
             stat = {
                 "iteration": c,
                 "active": partition.num_global_vertices,
@@ -530,6 +598,7 @@ def run_partition_ssp(
                 "seconds": time.perf_counter() - t0,
                 "staleness": lag,
                 "wait_seconds": w,
+                "sweeps": nsweep,
                 "bytes_sent": st.bytes_sent,
                 **aggs,
             }
@@ -545,7 +614,7 @@ def run_partition_ssp(
     converged = st.stop_at is not None
     if converged:
         aggs = st.final
-    summary = np.array([it, lag_sum, lag_n, lag_max, waited], np.float64)
+    summary = np.array([it, lag_sum, lag_n, lag_max, waited, total_sweeps], np.float64)
     got = comm.gather([summary])
     ssp: dict[str, Any] = {"staleness": s, "stop_superstep": st.stop_at}
     if got is not None:
@@ -554,6 +623,7 @@ def run_partition_ssp(
         ssp["staleness_mean"] = float(per[:, 1].sum() / max(per[:, 2].sum(), 1))
         ssp["staleness_max"] = int(per[:, 3].max())
         ssp["wait_seconds"] = per[:, 4].round(4).tolist()
+        ssp["sweeps"] = per[:, 5].astype(int).tolist()
     res = SSPRunResult(**vars(eng._result(it, converged, stats, aggs)), ssp=ssp)
     return collect_masters(res, eng, comm, partition.num_global_vertices)
 
@@ -567,11 +637,13 @@ def ssp_job(
     checkpoint: Any = None,
     restore: Any = None,
     fresh: bool = True,
+    sweeps: int = 0,
 ) -> dict[str, Any] | None:
     """The job note for :func:`run_part` (None: a plain BSP run), validated before any work.
 
     A straggler alone runs the ``s = 0`` loop (BSP, bit for bit) with the delay.
-    ``fresh=False``: reads never from a peer's future supersteps (see :func:`run_partition_ssp`).
+    ``fresh=False``: reads never from a peer's future supersteps; ``sweeps``: local sweeps while
+    waiting (see :func:`run_partition_ssp`).
 
     Examples
     --------
@@ -591,6 +663,12 @@ def ssp_job(
     note: dict[str, Any] = {"staleness": int(staleness or 0), "straggler": strag}
     if not fresh:
         note["fresh"] = False
+    if sweeps:
+        if not delta_fields(program):
+            raise GasError(
+                f"local sweeps need a program with delta_fields ({type(program).__name__} has none)"
+            )
+        note["sweeps"] = int(sweeps)
     return note
 
 
@@ -641,4 +719,5 @@ def run_part(
         threads=kw.get("threads"),
         progress=kw.get("progress"),
         fresh=ssp.get("fresh"),
+        sweeps=int(ssp.get("sweeps", 0)),
     )
