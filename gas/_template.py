@@ -135,6 +135,17 @@ def k_scatter(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src
 
 
 @njit(parallel=True, cache=True)
+def k_scatter_prio(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, signal, prio):
+    """``k_scatter`` that also keeps each signal's priority (the largest per vertex, as
+    ``_signal`` does): the asynchronous priority scheduler across processes."""
+    for c in prange(chunks.shape[0] - 1):
+        p = params[0]
+        for v in range(chunks[c], chunks[c + 1]):
+            if active[v]:
+                _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, signal, prio)
+
+
+@njit(parallel=True, cache=True)
 def k_aggregate(chunks, VC, EC, params, out):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]

@@ -40,7 +40,7 @@ def _one(g, program, scheduler, consistency="edge", **kw):
     return gas.AsyncEngine(g, program, scheduler=scheduler, consistency=consistency, threads=2).run(**kw)
 
 
-@pytest.mark.parametrize("scheduler", ["fifo", "sweep"])
+@pytest.mark.parametrize("scheduler", ["fifo", "sweep", "priority"])
 @pytest.mark.parametrize("method", ["hdrf", "hash"])
 def test_runs_across_processes_equal_one_process(cluster, scheduler, method):
     g = _graph()
@@ -90,8 +90,8 @@ def test_shared_graph_coloring_on_two_processes_has_no_conflicts():
 
 def test_what_it_cannot_run_is_refused_before_work(cluster):
     g = _graph(50, 200)
-    with pytest.raises(gas.GasError, match="fifo, sweep schedulers"):
-        cluster.run(g, ComponentsProgram(), engine="async", scheduler="priority")
+    with pytest.raises(gas.GasError, match="Unknown scheduler 'lifo'"):
+        cluster.run(g, ComponentsProgram(), engine="async", scheduler="lifo")
     with pytest.raises(gas.GasError, match="does not run across processes"):
         cluster.run(g, ResidualPageRankProgram(), engine="async", consistency="full")
     with pytest.raises(gas.GasError, match="no supersteps to bound"):
@@ -113,11 +113,22 @@ def _resume_from(d, **kw):
     }
 
 
-def test_checkpointed_async_run_resumes_to_the_uninterrupted_answer(cluster, tmp_path):
+@pytest.mark.parametrize("scheduler", ["fifo", "priority"])
+def test_checkpointed_async_run_resumes_to_the_uninterrupted_answer(cluster, tmp_path, scheduler):
     # reference: the uninterrupted run of AsyncEngine on one process (same colouring)
     g = _graph()
-    kw = dict(partition="hdrf", engine="async", scheduler="fifo", consistency="edge")
-    ref = _one(g, DeltaPageRankProgram(tol=1e-13), "fifo", max_iter=1000)
+    # priority: a ratio that keeps low-priority vertices waiting (0.01 would run them all here)
+    ratio = 0.5 if scheduler == "priority" else 0.01
+    kw = dict(partition="hdrf", engine="async", scheduler=scheduler, consistency="edge", priority_ratio=ratio)
+    one = gas.AsyncEngine(
+        g,
+        DeltaPageRankProgram(tol=1e-13),
+        scheduler=scheduler,
+        consistency="edge",
+        threads=2,
+        priority_ratio=ratio,
+    )
+    ref = one.run(max_iter=1000)
     assert ref.iterations > 12
     d = tmp_path / "ck"
     cut = cluster.run(
@@ -131,6 +142,13 @@ def test_checkpointed_async_run_resumes_to_the_uninterrupted_answer(cluster, tmp
     assert got.iterations == ref.iterations and got.converged
     assert sum(s["active"] for s in got.stats) == sum(s["active"] for s in ref.stats[10:])
     assert np.abs(got.output / got.output.sum() - ref.output / ref.output.sum()).sum() <= 1e-12
+    if scheduler == "priority":
+        # the ratio did change the schedule (so the equal update counts above show that the
+        # snapshot carried the priorities)
+        fifo = _one(g, DeltaPageRankProgram(tol=1e-13), "fifo", max_iter=1000)
+        assert sum(s["active"] for s in ref.stats) != sum(s["active"] for s in fifo.stats)
+        return
+    del kw["priority_ratio"]
     # an integer program resumes exactly, on the same processes
     cc = _one(g, ComponentsProgram(), "sweep", max_iter=1000)
     d2 = tmp_path / "cc"
@@ -190,8 +208,8 @@ def test_cli_async_pagerank_on_two_processes(tmp_path):
     b = dict(line.split("\t") for line in two.read_text().splitlines())
     assert a.keys() == b.keys()
     assert sum(abs(float(a[k]) - float(b[k])) for k in a) <= 1e-9
-    bad = _gas(*base, "--scheduler", "priority", "--procs", "2")
-    assert bad.returncode == 2 and "one process only" in bad.stderr and "fifo or sweep" in bad.stderr
+    bad = _gas(*base, "--scheduler", "priority", "--consistency", "full", "--procs", "2")
+    assert bad.returncode == 2 and "one process only" in bad.stderr and "edge" in bad.stderr
 
 
 def test_cli_async_run_checkpoints_and_resumes(tmp_path):

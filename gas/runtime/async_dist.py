@@ -1,10 +1,12 @@
 """The asynchronous engine across processes, by chromatic steps (GraphLab's chromatic engine).
 
-Semantics are those of :class:`gas.AsyncEngine` (read its module docstring) with the ``fifo`` or
-``sweep`` scheduler, run on masters and mirrors:
+Semantics are those of :class:`gas.AsyncEngine` on several threads (read its module docstring)
+with the ``fifo``, ``priority`` or ``sweep`` scheduler, run on masters and mirrors:
 
-* A *round* takes the vertices scheduled when it begins (``fifo``), or the ones scheduled when
-  the pass reaches each group (``sweep``), and runs them group by group. Under ``edge``
+* A *round* takes the vertices scheduled when it begins (``fifo``), those of them whose
+  priority is at least ``priority_ratio`` times the highest scheduled priority (``priority``;
+  the highest is an all-reduce over the masters), or the ones scheduled when the pass reaches
+  each group (``sweep``), and runs them group by group. Under ``edge``
   consistency the groups are the colour classes of one greedy distance-1 colouring of the whole
   graph (:func:`gas.coloring.greedy_coloring`, the one :class:`gas.AsyncEngine` uses), so no two
   adjacent vertices run at the same time *on any process*; under ``vertex`` consistency there is
@@ -13,8 +15,10 @@ Semantics are those of :class:`gas.AsyncEngine` (read its module docstring) with
   local edges, mirrors send their partial totals to the master (``reduce_gather``), masters
   apply and send the new data to their mirrors (``sync_vertices``), then every replica scatters
   over its local edges and the signals are OR-ed at the master and sent back
-  (``reduce_signals``). Signals schedule vertices: for the next round (``fifo``), or for a later
-  group of the same pass (``sweep``).
+  (``reduce_signals``; under ``priority`` each signal's priority travels with it and the master
+  keeps the largest, as one process keeps the largest of a vertex's signals). Signals schedule
+  vertices: for the next round (``fifo``, ``priority``), or for a later group of the same pass
+  (``sweep``).
 
 Why this is the single-process result: within a colour class no member is adjacent to another,
 so a member's gather reads only neighbours that are not running, whose data the previous steps
@@ -28,14 +32,17 @@ in their last bits: partial totals are added per process).
 What it costs: one barrier-like exchange per non-empty colour class per round (a chromatic
 engine's price); vertex programs on different processes run without any lock.
 
+Snapshots (``checkpoint``) are taken between rounds, with the schedule: the scheduled vertices
+and, under ``priority``, their priorities.
+
 Not supported across processes: ``full`` consistency (a program that writes its neighbours
-would need those writes folded into the masters) and the ``priority`` scheduler (its
-priorities are not reduced across processes); both are refused before any work starts.
+would need those writes folded into the masters), and ``priority_fraction`` (the cap on a
+round's size); ``full`` is refused before any work starts.
 
 Examples
 --------
 >>> import threading, numpy as np, gas
->>> from gas.runtime.comm import Comm
+>>> from gas.runtime.comm import MAX, Comm
 >>> from gas.runtime.exchange import part_of_graph
 >>> from gas.runtime.transport import InProcHub
 >>> from gas.algorithms.coloring import ColoringProgram
@@ -68,7 +75,7 @@ from gas.engine import RunResult
 from gas.errors import GasError
 from gas.graph import Graph
 from gas.program import EdgeDir, VertexProgram
-from gas.runtime.comm import Comm
+from gas.runtime.comm import MAX, Comm
 from gas.runtime.exchange import (
     NetworkExchange,
     WorkerPart,
@@ -83,7 +90,8 @@ from gas.threads import num_threads
 
 __all__ = ["DIST_SCHEDULERS", "check_async", "async_groups", "run_partition_async"]
 
-DIST_SCHEDULERS = ("fifo", "sweep")
+DIST_SCHEDULERS = ("fifo", "priority", "sweep")
+PRIO_COLUMN = "__priority"  # the schedule's priorities in a snapshot of a priority run
 
 
 def check_async(program: VertexProgram, graph: Graph, scheduler: str, consistency: str | None) -> str:
@@ -104,8 +112,8 @@ def check_async(program: VertexProgram, graph: Graph, scheduler: str, consistenc
 
     if scheduler not in DIST_SCHEDULERS:
         raise GasError(
-            f"The asynchronous engine runs the {', '.join(DIST_SCHEDULERS)} schedulers across processes "
-            f"(got {scheduler!r}: its priorities are not reduced across processes); hint: --scheduler fifo"
+            f"Unknown scheduler {scheduler!r}; the asynchronous engine runs {', '.join(DIST_SCHEDULERS)} "
+            "across processes"
         )
     if consistency is not None and consistency not in CONSISTENCY:
         raise GasError(f"Unknown consistency model {consistency!r}; known: {', '.join(CONSISTENCY)}")
@@ -142,6 +150,7 @@ def run_partition_async(
     *,
     color: np.ndarray,
     scheduler: str = "fifo",
+    priority_ratio: float = 0.01,
     max_iter: int = 1000,
     active: Any = None,
     threads: int | None = None,
@@ -167,6 +176,8 @@ def run_partition_async(
     """
     if scheduler not in DIST_SCHEDULERS:
         raise GasError(f"Expected a scheduler in {DIST_SCHEDULERS} (got {scheduler!r})")
+    if not 0.0 <= priority_ratio <= 1.0:
+        raise GasError(f"Expected 0 <= priority_ratio <= 1 (got {priority_ratio})")
     if max_iter < 0:
         raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
     eng, eid = part_engine(part, program, comm, threads)
@@ -205,6 +216,13 @@ def run_partition_async(
     queued = np.ones(n, np.uint8)
     if active is not None:  # global ids or a global mask, like SyncEngine.run's
         queued = local_active(active, eng, part.num_vertices).astype(np.uint8)
+    # priorities (``priority``): the initial vertices run before any signalled one, as on one
+    # process; a resumed run takes the snapshot's
+    prio = np.where(queued != 0, np.inf, 0.0)
+    if restore is not None and PRIO_COLUMN in restore["vertex"]:
+        prio = np.ascontiguousarray(restore["vertex"][PRIO_COLUMN][gids], np.float64)
+    by_priority = scheduler == "priority"
+    ratio = priority_ratio if dynamic else 0.0  # a static program runs every vertex
     stats: list[dict[str, Any]] = []
     every = int(checkpoint["every"]) if checkpoint else 0
 
@@ -233,8 +251,14 @@ def run_partition_async(
         ex.sync_vertices(VC, mask)
         if scatters:
             signal = np.zeros(n, np.uint8)
-            k.k_scatter(ch, mask, VC, EC, P, *topo, signal)
-            ex.reduce_signals(signal)  # every replica now holds the master's OR of the signals
+            if by_priority:
+                sprio = np.zeros(n, np.float64)
+                k.k_scatter_prio(ch, mask, VC, EC, P, *topo, signal, sprio)
+                ex.reduce_signals(signal, sprio)  # ... and the largest priority of each
+                np.maximum(prio, sprio, out=prio)
+            else:
+                k.k_scatter(ch, mask, VC, EC, P, *topo, signal)
+                ex.reduce_signals(signal)  # every replica now holds the master's OR of the signals
             ex.pending_active = None
             queued[signal != 0] = 1
         mask[batch] = 0
@@ -253,9 +277,16 @@ def run_partition_async(
             t0 = time.perf_counter()
             C["iteration"] = rnd
             ran = edges = steps = 0
-            if scheduler == "fifo":
+            if scheduler != "sweep":
                 cand = queued.astype(bool)
-                queued[:] = 0
+                if by_priority and ratio > 0.0:
+                    # every replica holds its master's priority: the same threshold and the same
+                    # candidates everywhere (the highest priority is taken over masters)
+                    mine = prio[cand & is_master]
+                    top = comm.allreduce(np.array([mine.max() if mine.size else 0.0]), MAX)[0]
+                    cand &= prio >= top * ratio
+                queued[cand] = 0
+                prio[cand] = 0.0
                 for c in range(ngroups):
                     u, e = step(members[c][cand[members[c]]])
                     ran, edges, steps = ran + u, edges + e, steps + (u > 0)
@@ -291,7 +322,8 @@ def run_partition_async(
                 break
             if every and rnd % every == 0 and rnd < max_iter:
                 nxt = queued[ex.master_ids] if dynamic else None
-                snapshot(checkpoint, rnd, part, eng, ex, eid, comm, stat, nxt)
+                extra = {PRIO_COLUMN: prio} if by_priority else None
+                snapshot(checkpoint, rnd, part, eng, ex, eid, comm, stat, nxt, extra)
     res = eng._result(rnd, converged, stats, aggs)
     collect_masters(res, eng, comm, part.num_vertices)
     if edges:

@@ -97,11 +97,7 @@ def _engine(args: argparse.Namespace) -> tuple[str, str, str | None]:
 
     scheduler = getattr(args, "scheduler", "fifo")
     if scheduler not in DIST_SCHEDULERS:
-        raise GasError(
-            f"--scheduler {scheduler} runs on one process only, without --checkpoint-dir (its priorities "
-            f"are not combined across processes); with --procs, a launcher or --checkpoint-dir use "
-            f"--scheduler {' or '.join(DIST_SCHEDULERS)}"
-        )
+        raise GasError(f"Unknown --scheduler {scheduler}; known: {', '.join(DIST_SCHEDULERS)}")
     consistency = getattr(args, "consistency", None)
     if consistency == "full":
         raise GasError(

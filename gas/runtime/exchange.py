@@ -446,23 +446,31 @@ class NetworkExchange:
                     c[rows] = vals
         self.seconds += time.perf_counter() - t0
 
-    def reduce_signals(self, signal: np.ndarray) -> None:
+    def reduce_signals(self, signal: np.ndarray, prio: np.ndarray | None = None) -> None:
+        """OR every replica's signals at the master and send the result back to the mirrors;
+        with ``prio``, the signals' priorities travel along and the master keeps the largest."""
         if self.t is not None:
             t0 = time.perf_counter()
             self.step += 1
             for q, ids in self.mirror_lists.items():
                 if ids.size:
-                    self._send(q, [signal[ids]])
+                    self._send(q, [signal[ids]] if prio is None else [signal[ids], prio[ids]])
             for p, ids in self.master_lists.items():
                 if ids.size:
-                    signal[ids] |= self.t.recv(p, DATA, self.step).arrays[0]
+                    got = self.t.recv(p, DATA, self.step).arrays
+                    signal[ids] |= got[0]
+                    if prio is not None:
+                        prio[ids] = np.maximum(prio[ids], got[1])
             self.step += 1
             for p, ids in self.master_lists.items():
                 if ids.size:
-                    self._send(p, [signal[ids]])
+                    self._send(p, [signal[ids]] if prio is None else [signal[ids], prio[ids]])
             for q, ids in self.mirror_lists.items():
                 if ids.size:
-                    signal[ids] = self.t.recv(q, DATA, self.step).arrays[0]
+                    got = self.t.recv(q, DATA, self.step).arrays
+                    signal[ids] = got[0]
+                    if prio is not None:
+                        prio[ids] = got[1]
             self.seconds += time.perf_counter() - t0
         self.pending_active = signal
 
@@ -694,9 +702,11 @@ def snapshot(
     comm: Comm,
     stat: dict[str, Any],
     nxt: np.ndarray | None = None,
+    extra: dict[str, np.ndarray] | None = None,
 ) -> None:
     """Write this rank's share of the snapshot after superstep (or round) ``step - 1``, when all
-    replicas agree; ``nxt`` flags the masters scheduled next (default: the sync engine's)."""
+    replicas agree; ``nxt`` flags the masters scheduled next (default: the sync engine's);
+    ``extra`` are more per-vertex arrays (local ids) saved with the masters' rows."""
     from gas.runtime import checkpoint as ck
 
     ids = ex.master_ids
@@ -711,6 +721,7 @@ def snapshot(
     else:
         nxt = np.zeros(ids.shape[0], np.uint8)
     vcols = {k: eng.columns[k][ids] for k, _ in spec.vertex_columns if k not in spec.builtin_columns}
+    vcols.update({k: v[ids] for k, v in (extra or {}).items()})
     ecols = {k: v for k, v in eng.edge_columns.items() if k not in spec.graph_edge_fields}
     ck.save_rank(cfg["dir"], step, comm.rank, ex.master_gids, vcols, nxt, eid, ecols)
     conv = getattr(prog, "converged", None)

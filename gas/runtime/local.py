@@ -242,6 +242,7 @@ def serve(comm: Comm) -> None:
             comm,
             color=color,
             scheduler=str(asynchronous["scheduler"]) if asynchronous else "fifo",
+            priority_ratio=float(asynchronous.get("priority_ratio", 0.01)) if asynchronous else 0.01,
             max_iter=int(job["max_iter"]),
             active=None if active is None else np.asarray(active, np.int64),
             threads=_threads_per_proc(comm.size),
@@ -301,6 +302,7 @@ class LocalCluster:
         engine: str = "sync",
         scheduler: str = "fifo",
         consistency: str | None = None,
+        priority_ratio: float = 0.01,
         fresh: bool = True,
         sweeps: int = 0,
     ) -> RunResult:
@@ -345,7 +347,9 @@ class LocalCluster:
                 "checkpoint": checkpoint,
                 "ssp": ssp,
                 "edges": bool(edges),
-                "async": None if color is None else {"scheduler": scheduler},
+                "async": None
+                if color is None
+                else {"scheduler": scheduler, "priority_ratio": priority_ratio},
                 "restore": None
                 if restore is None
                 else {
@@ -372,6 +376,7 @@ class LocalCluster:
                 self.comm,
                 color=color,
                 scheduler=scheduler,
+                priority_ratio=priority_ratio,
                 max_iter=max_iter,
                 active=act,
                 threads=_threads_per_proc(P),
@@ -457,6 +462,7 @@ def run_distributed(
     engine: str = "sync",
     scheduler: str = "fifo",
     consistency: str | None = None,
+    priority_ratio: float = 0.01,
 ) -> RunResult:
     """Run ``program`` on ``graph`` split over ``procs`` local processes (see the module docstring).
 
@@ -489,9 +495,12 @@ def run_distributed(
     engine : {"sync", "async"}, default "sync"
         ``"async"``: the asynchronous engine across processes by chromatic steps
         (:mod:`gas.runtime.async_dist`; ``max_iter`` counts rounds).
-    scheduler : {"fifo", "sweep"}, default "fifo"
+    scheduler : {"fifo", "priority", "sweep"}, default "fifo"
     consistency : {"vertex", "edge"}, optional
         For ``engine="async"`` (default: the weakest model the program is safe under).
+    priority_ratio : float, default 0.01
+        ``scheduler="priority"``: a round runs the scheduled vertices whose priority is at least
+        this share of the highest (as :class:`gas.AsyncEngine`'s).
 
     Returns
     -------
@@ -521,6 +530,7 @@ def run_distributed(
             engine=engine,
             scheduler=scheduler,
             consistency=consistency,
+            priority_ratio=priority_ratio,
         )
 
 
@@ -567,6 +577,7 @@ def run_launched(
     engine: str = "sync",
     scheduler: str = "fifo",
     consistency: str | None = None,
+    priority_ratio: float = 0.01,
 ) -> RunResult | None:
     """Every rank of a launcher-started job holds ``graph``; each runs its part (same seed).
 
@@ -592,6 +603,7 @@ def run_launched(
         comm,
         color=color,
         scheduler=scheduler,
+        priority_ratio=priority_ratio,
         max_iter=max_iter,
         active=active,
         threads=None,

@@ -680,6 +680,7 @@ def run_part(
     *,
     color: np.ndarray | None = None,
     scheduler: str = "fifo",
+    priority_ratio: float = 0.01,
     **kw: Any,
 ) -> Any:
     """The runner of one rank's part: :func:`gas.runtime.async_dist.run_partition_async` when a
@@ -694,6 +695,7 @@ def run_part(
             comm,
             color=color,
             scheduler=scheduler,
+            priority_ratio=float(priority_ratio),
             max_iter=kw.get("max_iter", 1000),
             active=kw.get("active"),
             threads=kw.get("threads"),
