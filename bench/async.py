@@ -267,7 +267,9 @@ def targets_paragraph(rows) -> str:
     out.append(
         "Reading: the priority rows use the relaxed scheduler (a round runs every scheduled vertex whose "
         "priority, residual per edge, is >= 0.01 x the highest; on one thread an id-order pass that serves "
-        "new signals in the same pass). Residual push saves work where mass settles locally "
+        "new signals in the same pass); between rounds the median residual of the vertices with "
+        "out-edges is moved into the final normalisation (a uniform residual resolves to a multiple of "
+        "the answer). Residual push saves work where mass settles locally "
         "(soc-Epinions1, soc-Slashdot0811). On R-MAT-20 (48 % of vertices dangling) the power iteration "
         "gains from returning dangling mass uniformly: its error shrinks by about 0.40 per superstep, "
         "because the slowest mode is proportional to the answer and the normalisation removes it. The push "

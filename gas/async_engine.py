@@ -165,6 +165,34 @@ class AsyncEngine(SyncEngine):
 
     # -- scheduling ------------------------------------------------------------------------------
 
+    def schedule(self, mask: np.ndarray, priority: np.ndarray | float = np.inf) -> None:
+        """Schedule the vertices where ``mask`` is True, from a ``progress`` callback of a running
+        :meth:`run` (between two rounds), as a signal would: a vertex keeps the larger of its
+        priority and ``priority`` (an array over all vertices, or one value).
+
+        Parameters
+        ----------
+        mask : ndarray of bool
+            One entry per vertex.
+        priority : ndarray or float, default inf
+            Positive priorities (``inf``: before any signalled vertex).
+        """
+        queued, prio = getattr(self, "_queued", None), getattr(self, "_prio", None)
+        if queued is None or prio is None:
+            raise GasError("AsyncEngine.schedule is for progress callbacks of a running run()")
+        mask = np.asarray(mask, dtype=np.bool_)
+        if mask.shape != queued.shape:
+            raise GasError(f"Expected a mask of {queued.shape[0]} vertices (got shape {mask.shape})")
+        p = np.broadcast_to(np.asarray(priority, np.float64), mask.shape)[mask]
+        if p.size == 0:
+            return
+        if not (p > 0.0).all():
+            raise GasError("Expected positive priorities")
+        idx = np.flatnonzero(mask)
+        queued[idx] = 1
+        prio[idx] = np.maximum(prio[idx], p)
+        self._top = max(self._top, float(p.max()))
+
     def _groups(self) -> tuple[np.ndarray | None, bool]:
         """Colour of every vertex (None: one group) and whether to run on one thread."""
         g = self.graph
@@ -243,7 +271,8 @@ class AsyncEngine(SyncEngine):
             and (threads or self._nthreads) == 1
         )
         ratio = self.priority_ratio if dynamic else 0.0  # a static program runs every vertex
-        top = np.inf  # highest scheduled priority (the initial vertices hold inf)
+        self._queued, self._prio = queued, prio
+        self._top = np.inf  # highest scheduled priority (the initial vertices hold inf)
         with num_threads(threads):
             self.ctx["iteration"] = 0
             k.k_init(self.chunks, VC, EC, P, C)
@@ -264,15 +293,15 @@ class AsyncEngine(SyncEngine):
                         edges += run_batch(batch)
                         ran += batch.size
                 elif one_pass:
-                    thr = top * ratio if ratio > 0.0 else 0.0
+                    thr = self._top * ratio if ratio > 0.0 else 0.0
                     budget = n if max_updates is None else max(1, max_updates - updates)
                     kern_pass(thr, budget, VC, EC, P, *topo, *pass_args)
-                    ran, edges, top = int(pass_out[0]), int(pass_out[1]), float(pass_out[3])
+                    ran, edges, self._top = int(pass_out[0]), int(pass_out[1]), float(pass_out[3])
                 else:
                     cand = np.flatnonzero(queued)
                     if self.scheduler == "priority" and cand.size:
                         pc = prio[cand]
-                        top = float(pc.max())
+                        top = self._top = float(pc.max())
                         if ratio > 0.0:
                             keep = pc >= top * ratio
                             cand, pc = cand[keep], pc[keep]
@@ -317,4 +346,5 @@ class AsyncEngine(SyncEngine):
                     break
                 if max_updates is not None and updates >= max_updates:
                     break
+        self._queued = self._prio = None
         return self._result(rnd, converged, stats, aggs)
