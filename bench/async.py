@@ -25,7 +25,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import gas  # noqa: E402
 import gas.datasets  # noqa: E402
-from gas.algorithms.pagerank import DeltaPageRankProgram, PageRankProgram, ResidualPageRankProgram  # noqa: E402
+from gas.algorithms.pagerank import (  # noqa: E402
+    DeltaPageRankProgram,
+    PageRankProgram,
+    ResidualPageRankProgram,
+    _ResidualShift,
+)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 TARGET = 1e-10
@@ -108,6 +113,8 @@ def _curve(g, method, threads, ref):
         if s > 0:
             points.append((total[0], float(np.abs(y / s - ref).sum())))
 
+    if isinstance(eng.program, ResidualPageRankProgram):
+        progress = _ResidualShift(g, eng, eng.program, progress)  # as gas.algorithms.pagerank does
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         eng.run(max_iter=200 if engine == "sync" else 5000, progress=progress)
