@@ -293,7 +293,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--graphs", default="epinions,slashdot,rmat20")
-    ap.add_argument("--no-write", action="store_true", help="print only; do not touch RESULTS.md")
+    ap.add_argument(
+        "--no-write", action="store_true", help="print only; do not touch RESULTS.md or the convergence PNG"
+    )
     ap.add_argument("--no-ssp", action="store_true", help="skip the SSP rows (2 local processes)")
     args = ap.parse_args()
     rows, curves = [], {}
@@ -304,9 +306,9 @@ def main():
     with nullcontext(None) if args.no_ssp else LocalCluster(2) as cluster:
         for name, g in _graphs(args.graphs.split(",")).items():
             bench_graph(name, g, args.threads, rows, curves, cluster)
-    _plot(curves, Path(__file__).with_name("async_convergence.png"))
     if args.no_write:
         return
+    _plot(curves, Path(__file__).with_name("async_convergence.png"))
     from _results import write_section
 
     load = os.getloadavg()[0]
