@@ -21,11 +21,25 @@ import hashlib
 import inspect
 import sys
 import textwrap
+import threading
 import types
 from collections.abc import Callable
 from typing import Any
 
 from gas.errors import ProgramError
+
+# CPython 3.11's conversions between source, Python AST objects and its C AST keep one recursion
+# counter per interpreter, not per thread: two threads parsing or compiling at once can fail
+# with "SystemError: AST constructor recursion depth mismatch". Ranks run as threads in one
+# process (tests, the in-process hub), so every parse and compile of program source holds this.
+AST_LOCK = threading.RLock()
+
+
+def parse_source(src: str) -> ast.Module:
+    """``ast.parse(src)`` under :data:`AST_LOCK` (safe when several threads build engines)."""
+    with AST_LOCK:
+        return ast.parse(src)
+
 
 __all__ = ["rewrite_method"]
 
@@ -129,7 +143,7 @@ def rewrite_method(
             f"none for it (defined with exec or at an interactive prompt without history). "
             f"Fix: define the program in a .py file or a notebook cell."
         ) from None
-    tree = ast.parse(src)
+    tree = parse_source(src)
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef):
         raise ProgramError(f"{where} must be defined with 'def' (got {type(fdef).__name__})")
@@ -147,7 +161,8 @@ def rewrite_method(
     fdef.args.args = fdef.args.args[:1] + [ast.arg(arg="_VC"), ast.arg(arg="_EC")] + fdef.args.args[1:]
     ast.fix_missing_locations(tree)
     ast.increment_lineno(tree, line0 - 1)
-    code = compile(tree, fn.__code__.co_filename, "exec")
+    with AST_LOCK:
+        code = compile(tree, fn.__code__.co_filename, "exec")
     # Run the new definition in a module of its own, registered under a name derived from the
     # method's identity: Numba's on-disk cache re-imports the module of a compiled function's
     # globals when it loads a kernel, and the rewrite always runs before kernels are loaded.

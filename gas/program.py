@@ -266,8 +266,10 @@ def _writes(fn: Any, method: str, canonical: tuple[str, ...]) -> set[tuple[str, 
     import ast
     import textwrap
 
+    from gas._rewrite import parse_source
+
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        tree = parse_source(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
         return set()
     fdef = tree.body[0]
