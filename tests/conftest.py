@@ -1,4 +1,5 @@
-"""Shared test fixtures: where the shared real datasets live, and a skip when they are absent."""
+"""Shared test fixtures: where the shared real datasets live (a skip when they are absent), and a
+local cluster of spawned workers."""
 
 from __future__ import annotations
 
@@ -43,3 +44,12 @@ def nx_digraph(path: Path):
     G = nx.DiGraph()
     G.add_edges_from(read_edges_python(path))
     return G
+
+
+@pytest.fixture(scope="module", params=[2, 3])
+def cluster(request):
+    """Spawned local workers (2, then 3 processes), shared by one test module's tests."""
+    from gas.runtime.local import LocalCluster
+
+    with LocalCluster(request.param) as c:
+        yield c

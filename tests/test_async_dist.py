@@ -20,6 +20,7 @@ from gas.algorithms.coloring import ColoringProgram, coloring, count_conflicts
 from gas.algorithms.components import ComponentsProgram
 from gas.algorithms.pagerank import DeltaPageRankProgram, PageRankProgram, ResidualPageRankProgram
 from gas.algorithms.sssp import SSSPProgram
+from gas.runtime.checkpoint import restore_state
 from gas.runtime.local import LocalCluster
 
 
@@ -28,12 +29,6 @@ def _graph(n: int = 300, m: int = 1800, seed: int = 11) -> gas.Graph:
     src = rng.integers(0, n - 10, m)
     dst = rng.integers(0, n, m)
     return gas.Graph.from_edges(src, dst, num_vertices=n, weights=rng.integers(1, 5, m).astype(float))
-
-
-@pytest.fixture(scope="module", params=[2, 3])
-def cluster(request):
-    with LocalCluster(request.param) as c:
-        yield c
 
 
 def _one(g, program, scheduler, consistency="edge", **kw):
@@ -100,19 +95,6 @@ def test_what_it_cannot_run_is_refused_before_work(cluster):
         cluster.run(g, ComponentsProgram(), engine="later")
 
 
-def _resume_from(d, **kw):
-    from gas.runtime import checkpoint
-
-    manifest, vertex, active, edges = checkpoint.load(d)
-    return manifest, {
-        "step": manifest["step"],
-        "done": manifest["done"],
-        "vertex": vertex,
-        "active": active,
-        "edges": edges,
-    }
-
-
 @pytest.mark.parametrize("scheduler", ["fifo", "priority"])
 def test_checkpointed_async_run_resumes_to_the_uninterrupted_answer(cluster, tmp_path, scheduler):
     # reference: the uninterrupted run of AsyncEngine on one process (same colouring)
@@ -135,7 +117,7 @@ def test_checkpointed_async_run_resumes_to_the_uninterrupted_answer(cluster, tmp
         g, DeltaPageRankProgram(tol=1e-13), max_iter=12, checkpoint={"dir": str(d), "every": 5}, **kw
     )
     assert cut.iterations == 12 and not cut.converged  # "interrupted" after round 12
-    manifest, restore = _resume_from(d)
+    manifest, restore = restore_state(d)
     assert manifest["step"] == 10 and not manifest["done"]  # the last snapshot before the cut
     with LocalCluster(1) as one_proc:  # resumed on another number of processes
         got = one_proc.run(g, DeltaPageRankProgram(tol=1e-13), max_iter=1000, restore=restore, **kw)
@@ -154,7 +136,7 @@ def test_checkpointed_async_run_resumes_to_the_uninterrupted_answer(cluster, tmp
     d2 = tmp_path / "cc"
     kw["scheduler"] = "sweep"
     cluster.run(g, ComponentsProgram(), max_iter=2, checkpoint={"dir": str(d2), "every": 1}, **kw)
-    _, restore = _resume_from(d2)
+    _, restore = restore_state(d2)
     assert restore["step"] == 1
     got = cluster.run(g, ComponentsProgram(), max_iter=1000, restore=restore, **kw)
     assert np.array_equal(got.output, cc.output) and got.iterations == cc.iterations

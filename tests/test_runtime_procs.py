@@ -20,7 +20,6 @@ import gas
 from gas.algorithms.components import ComponentsProgram
 from gas.algorithms.pagerank import PageRankProgram
 from gas.algorithms.sssp import SSSPProgram
-from gas.runtime.local import LocalCluster
 
 
 def _graph() -> gas.Graph:
@@ -29,12 +28,6 @@ def _graph() -> gas.Graph:
     src = rng.integers(0, n - 10, m)
     dst = rng.integers(0, n, m)
     return gas.Graph.from_edges(src, dst, num_vertices=n, weights=rng.integers(1, 5, m).astype(float))
-
-
-@pytest.fixture(scope="module", params=[2, 3])
-def cluster(request):
-    with LocalCluster(request.param) as c:
-        yield c
 
 
 @pytest.mark.parametrize("method", ["hdrf", "grid", "hash"])

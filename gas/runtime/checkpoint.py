@@ -31,7 +31,7 @@ import numpy as np
 
 from gas.errors import GasError
 
-__all__ = ["save_rank", "write_manifest", "latest", "load"]
+__all__ = ["save_rank", "write_manifest", "latest", "load", "restore_state"]
 
 
 def _step_dir(root: str | os.PathLike, step: int) -> Path:
@@ -131,3 +131,12 @@ def load(
     if not seen.all():
         raise GasError(f"{d}: {int((~seen).sum())} vertices are missing from the snapshot")
     return manifest, vertex, active, edges
+
+
+def restore_state(root: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The last complete snapshot as ``(manifest, restore)``, ``restore`` in the form the runners'
+    ``restore=`` takes (``step``, ``done``, ``vertex``, ``active``, ``edges``)."""
+    manifest, vertex, active, edges = load(root)
+    restore = {"step": manifest["step"], "done": manifest["done"], "vertex": vertex}
+    restore.update(active=active, edges=edges)
+    return manifest, restore

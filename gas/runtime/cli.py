@@ -323,7 +323,7 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     from gas.runtime import checkpoint as ckpt
     from gas.runtime.local import LocalCluster
 
-    manifest, vertex, active, edges = ckpt.load(args.dir)
+    manifest, restore = ckpt.restore_state(args.dir)
     meta = manifest.get("meta", {})
     command = meta.get("command")
     saved = dict(meta.get("args", {}))
@@ -348,8 +348,6 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         )
     program, max_iter, _, _ = _program(command, ns, g)
     engine, scheduler, consistency = _engine(ns)
-    restore = {"step": manifest["step"], "done": manifest["done"], "vertex": vertex}
-    restore.update(active=active, edges=edges)
     ns.checkpoint_dir, ns.checkpoint_every = args.dir, args.checkpoint_every
     ck = _checkpoint(ns, command, {"source": meta["source"]} if "source" in meta else {})
     if not args.quiet:
