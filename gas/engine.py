@@ -226,6 +226,21 @@ class SyncEngine:
                 f"consistency='full' (gas.AsyncEngine), or write only the vertex and its edges"
             )
 
+    def _gather(self, active: np.ndarray, everyone: bool = False) -> None:
+        """Gather totals of the ``active`` vertices (a uint8 mask) into :attr:`acc`, on this
+        part's edges; ``everyone`` (all active) may use the cache-blocked layout."""
+        k, g, VC, EC, P = self.k, self.graph, self.VC, self.EC, self.params
+        if everyone and self._use_segments:
+            sg = self._segments()
+            eids = sg.seg_eid if EC else sg.seg_src  # unused ids: no second stream
+            k.k_gather_seg(
+                sg.bounds, sg.blk_dst, sg.blk_ptr, sg.seg_src, eids, VC, EC, P, self.acc, self.zero
+            )
+            return
+        topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
+        kern = k.k_gather_array if self.spec.gather_shape else k.k_gather
+        kern(self.chunks, active, VC, EC, P, *topo, self.acc, self.zero)
+
     def _segments(self) -> Segments:
         """The cache-blocked in-edge layout, built once per graph and kept on it."""
         g = self.graph
@@ -359,25 +374,7 @@ class SyncEngine:
                 everyone = act is all_on
                 edges = total_visit if everyone else int(self._visit_deg[act.view(np.bool_)].sum())
                 if gathers:
-                    if everyone and self._use_segments:
-                        sg = self._segments()
-                        eids = sg.seg_eid if EC else sg.seg_src  # unused ids: no second stream
-                        k.k_gather_seg(
-                            sg.bounds,
-                            sg.blk_dst,
-                            sg.blk_ptr,
-                            sg.seg_src,
-                            eids,
-                            VC,
-                            EC,
-                            P,
-                            self.acc,
-                            self.zero,
-                        )
-                    elif self.spec.gather_shape:
-                        k.k_gather_array(ch, act, VC, EC, P, *topo, self.acc, self.zero)
-                    else:
-                        k.k_gather(ch, act, VC, EC, P, *topo, self.acc, self.zero)
+                    self._gather(act, everyone)
                     self.exchange.reduce_gather(self.acc, act, 0)
                 else:
                     self.acc.fill(self.zero[0])

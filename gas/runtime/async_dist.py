@@ -240,10 +240,7 @@ def run_partition_async(
         mask[batch] = 1
         own[batch] = is_master[batch]
         if gathers:
-            if eng.spec.gather_shape:
-                k.k_gather_array(ch, mask, VC, EC, P, *topo, eng.acc, eng.zero)
-            else:
-                k.k_gather(ch, mask, VC, EC, P, *topo, eng.acc, eng.zero)
+            eng._gather(mask)
             ex.reduce_gather(eng.acc, mask, 0)
         else:
             eng.acc.fill(eng.zero[0])

@@ -472,7 +472,6 @@ def run_partition_ssp(
     n = g.num_vertices
     spec = eng.spec
     VC, EC, P, C, ch = eng.VC, eng.EC, eng.params, eng.ctx, eng.chunks
-    topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
     act = np.ones(n, np.uint8)
     masters = partition.is_master.astype(np.uint8)
     gathers = program.gather_edges != EdgeDir.NONE
@@ -500,16 +499,7 @@ def run_partition_ssp(
         nsweep, total_sweeps = 0, 0
 
         def gather_all() -> None:
-            if eng._use_segments:
-                sg = eng._segments()
-                eids = sg.seg_eid if EC else sg.seg_src
-                k.k_gather_seg(
-                    sg.bounds, sg.blk_dst, sg.blk_ptr, sg.seg_src, eids, VC, EC, P, eng.acc, eng.zero
-                )
-            elif spec.gather_shape:
-                k.k_gather_array(ch, act, VC, EC, P, *topo, eng.acc, eng.zero)
-            else:
-                k.k_gather(ch, act, VC, EC, P, *topo, eng.acc, eng.zero)
+            eng._gather(act, everyone=True)
             for col in clear:
                 col[mirror_rows] = 0.0
 
