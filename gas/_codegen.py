@@ -91,7 +91,9 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
         "if JIT:",
         "    njit = _nb.njit",
         "    prange = _nb.prange",
+        "    from gas._atomic import atomic_max_nonneg as _atomic_max",
         "else:",
+        "    from gas._atomic import atomic_max_py as _atomic_max",
         "    def njit(*args, **kwargs):",
         "        return args[0] if args and callable(args[0]) else (lambda f: f)",
         "    prange = range",
@@ -136,7 +138,7 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
 
 # Bump when the generated code's environment changes in a way the other inputs do not show
 # (e.g. which module the rewritten methods live in), so stale on-disk kernels are never reused.
-_KEY_VERSION = "7"
+_KEY_VERSION = "8"
 
 
 def kernel_key(spec: ProgramSpec, jit: bool) -> str:

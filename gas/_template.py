@@ -11,7 +11,7 @@ as plain Python.
 Vertex and edge data are tuples of column arrays (``VC``, ``EC``); user functions receive them
 with integer vertex and edge ids. Every kernel walks degree-balanced vertex ranges
 ``chunks[c]:chunks[c+1]`` in a ``prange``; a vertex's data and its gather total are written only
-by the thread that owns its range (signals are idempotent byte stores).
+by the thread that owns its range (signals are idempotent byte stores, their priorities atomic maxima).
 """
 
 
@@ -188,26 +188,30 @@ def k_apply_aggregate_all(chunks, VC, EC, params, acc, ctx, out):
 
 
 @njit(cache=True, inline="always")
-def _signal(queued, prio, u, r):
-    """Schedule ``u`` with priority ``r`` (a bool or a number; > 0 signals). Idempotent byte store
-    plus a max: a racing max can lose the larger priority, never the signal."""
+def _signal(queued, prio, u, r, shared):
+    """Schedule ``u`` with priority ``r`` (a bool or a number; > 0 signals): an idempotent byte
+    store plus a max. With ``shared`` (other threads may signal ``u`` at once) the max is atomic,
+    so the largest priority is kept and the schedule does not depend on how threads interleave;
+    a kernel running on one thread passes False and skips the locked instruction."""
     pr = np.float64(r)
     if pr > 0.0:
         queued[u] = 1
-        if pr > prio[u]:
+        if shared:
+            _atomic_max(prio, u, pr)
+        elif pr > prio[u]:
             prio[u] = pr
 
 
 @njit(cache=True, inline="always")
-def _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio):
+def _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio, shared=True):
     if SCATTER_OUT:
         for e in range(out_indptr[v], out_indptr[v + 1]):
             u = dst[e]
-            _signal(queued, prio, u, _scatter(p, VC, EC, v, e, u))
+            _signal(queued, prio, u, _scatter(p, VC, EC, v, e, u), shared)
     if SCATTER_IN:
         for k in range(in_indptr[v], in_indptr[v + 1]):
             u = in_src[k]
-            _signal(queued, prio, u, _scatter(p, VC, EC, v, in_eid[k], u))
+            _signal(queued, prio, u, _scatter(p, VC, EC, v, in_eid[k], u), shared)
 
 
 @njit(parallel=True, cache=True)

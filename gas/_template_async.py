@@ -53,7 +53,7 @@ def k_async_pass(
                     a = _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, zero[0])
                     acc[v] = a
                     _apply(p, VC, EC, v, a, cx)
-                _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio)
+                _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio, False)
                 ran += 1
                 edges += vdeg[v]
         left = 0

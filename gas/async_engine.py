@@ -58,8 +58,8 @@ computed. The weakest safe model is derived from the program's source: writing `
 needs ``full``, writing ``e.<field>`` needs ``edge``; asking for less is a
 :class:`gas.ProgramError` that names the model to use. The default is the weakest safe model.
 
-Signals are byte stores and priorities a racy maximum: two updates signalling the same vertex at
-once can lose the larger priority, never the signal.
+Signals are byte stores and priorities an atomic maximum: updates signalling the same vertex at
+once keep the largest priority, so a run's schedule does not depend on how threads interleave.
 """
 
 from __future__ import annotations

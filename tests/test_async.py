@@ -14,6 +14,7 @@ from conftest import nx_digraph, shared_path
 
 import gas
 import gas.datasets
+from gas._atomic import atomic_max_nonneg
 from gas.algorithms import coloring, count_conflicts
 from gas.coloring import greedy_coloring
 
@@ -370,3 +371,26 @@ def test_debug_mode_runs_the_same_program_as_plain_python():
     fast = coloring(g, consistency="edge", threads=1)
     slow = coloring(g, consistency="edge", debug=True)
     np.testing.assert_array_equal(fast, slow)
+
+
+@numba.njit(parallel=True)
+def _raise_all(vals, out):
+    for i in numba.prange(vals.shape[0]):
+        for r in range(out.shape[0]):
+            atomic_max_nonneg(out, r, vals[i])
+
+
+@two_threads
+def test_concurrent_signal_priorities_keep_the_largest():
+    # two threads raise the same slots with interleaved increasing values; the reference is the
+    # numpy maximum. A plain `if v > out[r]: out[r] = v` lost it in 12 of 80 such slots when
+    # measured (the schedule then depended on thread timing: a flaky resume test in CI)
+    up = np.linspace(0.0, 1.0, 2_000_000)
+    vals = np.concatenate([up, up * (1 + 1e-9)])
+    for _ in range(3):
+        out = np.zeros(4)
+        _raise_all(vals, out)
+        assert (out == vals.max()).all()
+    out = np.array([0.0, 3.0, 1.0])
+    _raise_all(np.array([2.0, np.inf]), out[:1])
+    assert out.tolist() == [np.inf, 3.0, 1.0]
