@@ -11,6 +11,8 @@ import hashlib
 import hmac
 import logging
 import socket
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -147,3 +149,14 @@ def test_wrong_secret_and_garbage_are_refused_and_logged(caplog):
         for t in out:
             t._closing = True
             t.close()
+
+
+def test_a_worker_that_dies_before_joining_ends_the_rendezvous_at_once(tmp_path):
+    # an unguarded script: the spawned worker re-imports it and fails while bootstrapping. The
+    # cluster must say so with the fix, not wait out its 120 s rendezvous timeout
+    script = tmp_path / "unguarded.py"
+    script.write_text("from gas.runtime.local import LocalCluster\nLocalCluster(2).close()\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=90)
+    assert out.returncode != 0
+    assert "rank 1 exited with code 1 before joining" in out.stderr
+    assert "if __name__ == '__main__':" in out.stderr

@@ -46,7 +46,7 @@ import re
 import secrets
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import zmq
@@ -201,8 +201,13 @@ def rendezvous_serve(
     secret: bytes,
     me: dict[str, Any],
     timeout: float = 120.0,
+    alive: Callable[[], str | None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Rank 0: admit ranks ``1..size-1`` that prove the secret, then send everyone the table."""
+    """Rank 0: admit ranks ``1..size-1`` that prove the secret, then send everyone the table.
+
+    ``alive`` (optional), called while waiting, returns why the ranks cannot join any more (e.g.
+    a spawned worker exited) or None; a reason ends the wait at once with that error.
+    """
     table: list[dict[str, Any] | None] = [None] * size
     table[0] = me
     if size == 1:
@@ -224,6 +229,11 @@ def rendezvous_serve(
     try:
         while len(joined) < size - 1:
             left = deadline - time.monotonic()
+            if alive is not None and left > 0 and not sock.poll(int(min(left, 0.25) * 1000)):
+                why = alive()
+                if why is not None:
+                    raise GasError(f"rendezvous at {addr}:{port}: {why}")
+                continue
             if left <= 0 or not sock.poll(int(left * 1000)):
                 missing = [r for r in range(1, size) if r not in joined]
                 raise GasError(
@@ -347,10 +357,12 @@ def connect_world(
     *,
     env: Mapping[str, str] | None = None,
     timeout: float = 120.0,
+    alive: Callable[[], str | None] | None = None,
 ) -> ZmqTransport | None:
     """Meet the other ranks and return this rank's connected transport (None for one rank).
 
     ``rank``/``size`` default to :func:`detect_world`; the address to :func:`master_address`.
+    ``alive``: see :func:`rendezvous_serve` (rank 0 only).
     """
     env = os.environ if env is None else env
     if rank is None or size is None:
@@ -368,7 +380,7 @@ def connect_world(
     t = ZmqTransport(rank, size, bind_host=bind, secret=secret)
     try:
         if rank == 0:
-            table = rendezvous_serve(size, addr, port, secret, t.info(), timeout)
+            table = rendezvous_serve(size, addr, port, secret, t.info(), timeout, alive)
         else:
             table = rendezvous_join(rank, size, addr, port, secret, t.info(), timeout)
         t.connect(table)

@@ -277,11 +277,23 @@ class LocalCluster:
             self.workers.append(p)
         env = {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "GAS_JOB_SECRET": secret}
         try:
-            t = connect_world(0, procs, env=env, timeout=timeout)
+            t = connect_world(0, procs, env=env, timeout=timeout, alive=self._workers_alive)
         except BaseException:
             self._kill()
             raise
         self.comm = Comm(t)
+
+    def _workers_alive(self) -> str | None:
+        """Why the spawned workers cannot join (one exited before the rendezvous), or None."""
+        dead = [(r, p.exitcode) for r, p in enumerate(self.workers, 1) if p.exitcode is not None]
+        if not dead:
+            return None
+        codes = ", ".join(f"rank {r} exited with code {c}" for r, c in dead)
+        return (
+            f"{codes} before joining (its error is printed above); hint: a spawned worker imports "
+            "the script that started the cluster, so guard the script's top-level code with "
+            "`if __name__ == '__main__':`"
+        )
 
     def run(
         self,
