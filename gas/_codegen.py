@@ -108,7 +108,6 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
         f"NUM_AGG = {len(spec.agg_names)}",
         f"AGG_OPS = {tuple(spec.agg_ops) or (0,)}",
         f"GATHER_ARRAY = {bool(spec.gather_shape)}",
-        f"GATHER_SIZE = {int(np.prod(spec.gather_shape, dtype=np.int64)) if spec.gather_shape else 1}",
         "_gather = _wrap(_F.get('gather'))",
         "_apply = _wrap(_F.get('apply'))",
         "_scatter = _wrap(_F.get('scatter'))",
@@ -118,9 +117,9 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
         "def _default_init(p, VC, EC, v, ctx):",
         "    pass",
         "def _default_sum_array(p, VC, EC, a, b):",
-        "    fa = a.reshape(GATHER_SIZE)",
-        "    fb = b.reshape(GATHER_SIZE)",
-        "    for j in range(GATHER_SIZE):",
+        "    fa = a.reshape(a.size)",
+        "    fb = b.reshape(b.size)",
+        "    for j in range(fa.shape[0]):",
         "        fa[j] += fb[j]",
         "_sum = _wrap(_F.get('sum') or (_default_sum_array if GATHER_ARRAY else _default_sum))",
         "_init = _wrap(_F.get('init') or _default_init)",
@@ -138,7 +137,13 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
 
 # Bump when the generated code's environment changes in a way the other inputs do not show
 # (e.g. which module the rewritten methods live in), so stale on-disk kernels are never reused.
-_KEY_VERSION = "8"
+_KEY_VERSION = "9"
+
+
+def _erase_shape(dtype: Any) -> tuple[str, int]:
+    """A column's or total's dtype as (element type, number of dimensions)."""
+    d = np.dtype(dtype)
+    return (d.base.str, len(d.shape))
 
 
 def kernel_key(spec: ProgramSpec, jit: bool) -> str:
@@ -152,12 +157,15 @@ def kernel_key(spec: ProgramSpec, jit: bool) -> str:
         # that name depends on the source file's path, so a moved checkout needs its own kernels
         h.update(spec.functions[name].__module__.encode())
         _code_key(spec.originals[name], h, set())
+    # a vector field's or an array total's length is a run-time array shape, not compiled in:
+    # only its element type and number of dimensions are part of the key (LDA with 20 or 50
+    # topics, or a colouring bitset sized for another graph, reuses the same kernels)
     for item in (
-        spec.vertex_columns,
-        spec.edge_columns,
+        [(k, _erase_shape(d)) for k, d in spec.vertex_columns],
+        [(k, _erase_shape(d)) for k, d in spec.edge_columns],
         spec.param_dtype,
         spec.ctx_dtype,
-        spec.gather_type,
+        _erase_shape(spec.gather_type),
     ):
         h.update(repr(item).encode())
     h.update(f"{numba.__version__} {np.__version__} {sys.version_info[:2]}".encode())

@@ -62,8 +62,8 @@ def _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, a):
 @njit(cache=True, inline="always")
 def _gather_vertex_array(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, a, z):
     """Reset the array total ``a`` to ``z`` and let ``_gather`` add each gather edge into it."""
-    fa = a.reshape(GATHER_SIZE)
-    for j in range(GATHER_SIZE):
+    fa = a.reshape(a.size)
+    for j in range(fa.shape[0]):
         fa[j] = z
     if GATHER_IN:
         for k in range(in_indptr[v], in_indptr[v + 1]):
