@@ -288,7 +288,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _common(p)
     p.add_argument("--alpha", type=float, default=0.85, help="damping factor")
-    p.add_argument("--tol", type=float, default=1e-6, help="stop when the L1 change < num_vertices * tol")
+    p.add_argument(
+        "--tol",
+        type=float,
+        default=1e-6,
+        help=(
+            "stop when the L1 change < num_vertices * tol (networkx's rule and default; the L1 "
+            "error left can be far above tol, about 1e-2 on ego-Facebook; for tight ranks use a "
+            "smaller tol and a larger --max-iter)"
+        ),
+    )
     p.add_argument("--max-iter", type=int, default=100, help="most iterations (async: rounds)")
     add_async_options(p, default_scheduler="priority")
     p.add_argument("--top", type=int, default=10, help="print the top K vertices (0: none)")
