@@ -229,12 +229,14 @@ def rendezvous_serve(
     try:
         while len(joined) < size - 1:
             left = deadline - time.monotonic()
-            if alive is not None and left > 0 and not sock.poll(int(min(left, 0.25) * 1000)):
-                why = alive()
-                if why is not None:
-                    raise GasError(f"rendezvous at {addr}:{port}: {why}")
-                continue
-            if left <= 0 or not sock.poll(int(left * 1000)):
+            # with ``alive``, wake every 0.25 s to ask it while no rank is knocking
+            wait = min(left, 0.25) if alive is not None else left
+            if left <= 0 or not sock.poll(int(wait * 1000)):
+                if left > 0 and alive is not None:
+                    why = alive()
+                    if why is not None:
+                        raise GasError(f"rendezvous at {addr}:{port}: {why}")
+                    continue
                 missing = [r for r in range(1, size) if r not in joined]
                 raise GasError(
                     f"rendezvous at {addr}:{port}: ranks {missing} did not join within {timeout:.0f} s "
