@@ -272,9 +272,12 @@ def targets_paragraph(rows) -> str:
                 f"{fastest[1]}, took {fastest[6]:.3f} s)."
             )
     out.append(
-        "Reading: the priority rows use the relaxed scheduler (a round runs every scheduled vertex whose "
-        "priority, residual per edge, is >= 0.01 x the highest; on one thread an id-order pass that serves "
-        "new signals in the same pass); between rounds the median residual of the vertices with "
+        "Reading: the residual-push priority rows use the relaxed scheduler (a round runs every scheduled "
+        "vertex whose priority, residual per edge, is >= 0.003 x the highest; on one thread an id-order "
+        "pass that serves vertices raised earlier in the same pass). A vertex is scheduled by its own "
+        "priority (the program's `priority(v)`, its residual per edge above the cut), read when the pass "
+        "reaches it, so a push is one add per edge with no signal. The pull rows take the top half of "
+        "the scheduled vertices per round. Between rounds the median residual of the vertices with "
         "out-edges is moved into the final normalisation (a uniform residual resolves to a multiple of "
         "the answer). Residual push saves work where mass settles locally "
         "(soc-Epinions1, soc-Slashdot0811). On R-MAT-20 (48 % of vertices dangling) the power iteration "

@@ -112,6 +112,10 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
         "_apply = _wrap(_F.get('apply'))",
         "_scatter = _wrap(_F.get('scatter'))",
         "_aggregate = _wrap(_F.get('aggregate'))",
+        f"HAS_PRIORITY = {'priority' in spec.functions}",
+        "def _no_priority(p, VC, EC, v):",
+        "    return 0.0",
+        "_priority = _wrap(_F.get('priority') or _no_priority)",
         "def _default_sum(p, VC, EC, a, b):",
         "    return a + b",
         "def _default_init(p, VC, EC, v, ctx):",
@@ -137,7 +141,7 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
 
 # Bump when the generated code's environment changes in a way the other inputs do not show
 # (e.g. which module the rewritten methods live in), so stale on-disk kernels are never reused.
-_KEY_VERSION = "9"
+_KEY_VERSION = "10"
 
 
 def _erase_shape(dtype: Any) -> tuple[str, int]:

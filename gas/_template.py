@@ -187,6 +187,15 @@ def k_apply_aggregate_all(chunks, VC, EC, params, acc, ctx, out):
             _agg_add(out, c, _agg_tuple(p, VC, EC, v))
 
 
+@njit(parallel=True, cache=True)
+def k_priorities(idx, VC, EC, params, out):
+    """``out[i] = priority(idx[i])``, the program's own priority of each listed vertex (0 for a
+    program without ``priority``)."""
+    for i in prange(idx.shape[0]):
+        p = params[0]
+        out[i] = np.float64(_priority(p, VC, EC, idx[i]))
+
+
 @njit(cache=True, inline="always")
 def _signal(queued, prio, u, r, shared):
     """Schedule ``u`` with priority ``r`` (a bool or a number; > 0 signals): an idempotent byte

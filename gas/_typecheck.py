@@ -71,6 +71,7 @@ def typecheck(spec: ProgramSpec, VC: tuple, EC: tuple, params: np.ndarray, ctx: 
         "apply": (pt, vc, ec, i, gt, ct),
         "scatter": (pt, vc, ec, i, i, i),
         "aggregate": (pt, vc, ec, i),
+        "priority": (pt, vc, ec, i),
     }
     for name, fn in spec.functions.items():
         where = f"{spec.name}.{name}"
@@ -101,6 +102,11 @@ def typecheck(spec: ProgramSpec, VC: tuple, EC: tuple, params: np.ndarray, ctx: 
             raise ProgramError(
                 f"{where} returns {ret}; it must return True (signal the neighbour) or False, "
                 f"or a number (> 0 signals; the asynchronous engine's priority scheduler uses it)"
+            )
+        elif name == "priority" and not isinstance(ret, (types.Boolean, types.Integer, types.Float)):
+            raise ProgramError(
+                f"{where} returns {ret}; it must return a number (> 0: the vertex is scheduled "
+                f"with that priority; 0 or less: it waits for a signal)"
             )
         elif name == "aggregate":
             k = len(spec.agg_names)

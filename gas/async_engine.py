@@ -31,6 +31,17 @@ Work proceeds in *rounds*. Initially the ``active`` vertices (default all) are s
   under ``vertex`` consistency); each group runs the vertices scheduled at the moment the pass
   reaches it, so signals to later groups are served in the same pass (Gauss-Seidel order).
 
+A program may also schedule vertices from their own data: with a method ``priority(self, v)``
+(vertex-local, read-only), a vertex whose ``priority(v) > 0`` counts as scheduled with that
+priority (a signal on it counts too: the larger wins), whether or not anything signalled it. The
+scheduler reads it when it picks a round's vertices, and the one-thread ``priority`` pass and
+``sweep`` read it when they reach the vertex, so a value raised earlier in the pass counts. A
+scatter that writes its neighbours' data (``full`` consistency) then need not signal at all: in
+residual-push PageRank the neighbour's residual is its priority, and an edge costs one add
+instead of an add, a threshold test and a maximum (bench/RESULTS.md, "Asynchronous
+engine"). This is PowerGraph's message priority without the message: the pending value
+lives in a vertex field.
+
 After each round the aggregates are recomputed (``ctx.<name>`` is at most one round old),
 ``ctx.iteration`` is the round number, and ``converged(ctx)`` may stop the run. The run stops
 when nothing is scheduled, when ``converged`` says so, after ``max_iter`` rounds, or after
@@ -193,6 +204,13 @@ class AsyncEngine(SyncEngine):
         prio[idx] = np.maximum(prio[idx], p)
         self._top = max(self._top, float(p.max()))
 
+    def _own_priority(self, idx: np.ndarray) -> np.ndarray:
+        """The program's ``priority(v)`` of each vertex in ``idx``."""
+        out = np.empty(idx.shape[0], np.float64)
+        if idx.size:
+            self.k.k_priorities(idx, self.VC, self.EC, self.params, out)
+        return out
+
     def _groups(self) -> tuple[np.ndarray | None, bool]:
         """Colour of every vertex (None: one group) and whether to run on one thread."""
         g = self.graph
@@ -262,6 +280,11 @@ class AsyncEngine(SyncEngine):
                 kern(batch, VC, EC, P, *topo, self.acc, self.zero, C, queued, prio)
             return int(self._visit_deg[batch].sum())
 
+        def count_waiting() -> int:
+            if not own_prio:
+                return int(np.count_nonzero(queued))
+            return int(np.count_nonzero((queued != 0) | (self._own_priority(everyone) > 0.0)))
+
         threads = 1 if (self.debug or sequential) else self.threads
         # the relaxed priority scheduler walks the vertices in one compiled pass when the round
         # runs on one thread and is not capped
@@ -271,11 +294,16 @@ class AsyncEngine(SyncEngine):
             and (threads or self._nthreads) == 1
         )
         ratio = self.priority_ratio if dynamic else 0.0  # a static program runs every vertex
+        own_prio = "priority" in self.spec.functions and dynamic
+        everyone = np.arange(n, dtype=np.int64)
         self._queued, self._prio = queued, prio
         self._top = np.inf  # highest scheduled priority (the initial vertices hold inf)
         with num_threads(threads):
             self.ctx["iteration"] = 0
             k.k_init(self.chunks, VC, EC, P, C)
+            if own_prio and not queued.any():
+                # nothing signalled: the first round's highest priority is the program's own
+                self._top = float(self._own_priority(everyone).max(initial=0.0))
             aggs = self._aggregate()
             while rnd < max_iter:
                 if not dynamic:
@@ -287,7 +315,10 @@ class AsyncEngine(SyncEngine):
                 if self.scheduler == "sweep":
                     for c in range(ngroups):
                         members = order[bounds[c] : bounds[c + 1]]
-                        batch = members[queued[members] != 0]
+                        wait = queued[members] != 0
+                        if own_prio:
+                            wait |= self._own_priority(members) > 0.0
+                        batch = members[wait]
                         queued[batch] = 0
                         prio[batch] = 0.0
                         edges += run_batch(batch)
@@ -298,9 +329,10 @@ class AsyncEngine(SyncEngine):
                     kern_pass(thr, budget, VC, EC, P, *topo, *pass_args)
                     ran, edges, self._top = int(pass_out[0]), int(pass_out[1]), float(pass_out[3])
                 else:
-                    cand = np.flatnonzero(queued)
+                    own = self._own_priority(everyone) if own_prio else None
+                    cand = np.flatnonzero(queued if own is None else (queued != 0) | (own > 0.0))
                     if self.scheduler == "priority" and cand.size:
-                        pc = prio[cand]
+                        pc = prio[cand] if own is None else np.maximum(prio[cand], own[cand])
                         top = self._top = float(pc.max())
                         if ratio > 0.0:
                             keep = pc >= top * ratio
@@ -326,11 +358,12 @@ class AsyncEngine(SyncEngine):
                     break
                 updates += ran
                 aggs = self._aggregate()
+                waiting = int(pass_out[2]) if one_pass else count_waiting()
                 stat = {
                     "iteration": rnd,
                     "active": ran,
                     "edges": edges,
-                    "scheduled": int(np.count_nonzero(queued)),
+                    "scheduled": waiting,
                     "seconds": time.perf_counter() - t0,
                     **aggs,
                 }
@@ -341,7 +374,9 @@ class AsyncEngine(SyncEngine):
                 if conv_fn is not None and bool(conv_fn(ctx_view)):
                     converged = True
                     break
-                if dynamic and not queued.any():
+                if dynamic and waiting == 0 and progress is not None:
+                    waiting = count_waiting()  # the callback may have scheduled vertices
+                if dynamic and waiting == 0:
                     converged = True
                     break
                 if max_updates is not None and updates >= max_updates:

@@ -17,7 +17,9 @@ in superstep ``t = 0, 1, ...`` over the set ``A_t`` of active vertices:
 4. **aggregate**: the declared aggregates are reduced over all vertices.
 
 Signals take effect in the next superstep: ``A_{t+1}`` is the set of signalled vertices (a vertex
-signalled several times runs once), or every vertex for programs with ``dynamic = False``. The
+signalled several times runs once), plus, for a program that defines ``priority(v)``, every
+vertex whose priority is > 0 after the scatter; or every vertex for programs with
+``dynamic = False``. The
 run stops when ``A_{t+1}`` is empty, when ``program.converged(ctx)`` returns True, or after
 ``max_iter`` supersteps.
 
@@ -352,7 +354,10 @@ class SyncEngine:
         conv_fn = getattr(prog, "converged", None)
         ctx_view = self.ctx.view(np.recarray)[0]
         total_visit = int(self._visit_deg.sum())
-        signal = np.zeros(n, np.uint8) if scatters else None
+        # a program's own ``priority(v) > 0`` schedules ``v`` as a signal would
+        own_prio = dynamic and "priority" in self.spec.functions
+        signal = np.zeros(n, np.uint8) if (scatters or own_prio) else None
+        everyone_ids = np.arange(n, dtype=np.int64) if own_prio else None
         stats: list[dict[str, Any]] = []
         converged = False
         it = int(first_iteration)
@@ -386,9 +391,14 @@ class SyncEngine:
                 else:
                     k.k_apply(self.apply_chunks, act, VC, EC, P, self.acc, C)
                 self.exchange.sync_vertices(VC, act)
-                if scatters:
+                if scatters or own_prio:
                     signal = np.zeros(n, np.uint8)
-                    k.k_scatter(ch, act, VC, EC, P, *topo, signal)
+                    if scatters:
+                        k.k_scatter(ch, act, VC, EC, P, *topo, signal)
+                    if own_prio:
+                        own = np.empty(n, np.float64)
+                        k.k_priorities(everyone_ids, VC, EC, P, own)
+                        signal |= own > 0.0
                     if dynamic:  # a static program's next superstep runs everyone anyway
                         self.exchange.reduce_signals(signal)
                 aggs = self._aggregate(part if fused else None)

@@ -20,6 +20,9 @@ Methods a program may define (``self`` holds the numeric attributes set in ``__i
                                     signals ``nbr``; writing ``nbr`` needs the asynchronous
                                     engine with ``consistency="full"``
     aggregate(self, v) -> float or tuple   one value per name in ``aggregates``
+    priority(self, v) -> float      the vertex's own claim to run, from its data: > 0 schedules
+                                    it as a signal of that priority would (no per-edge signal
+                                    needed; see ``gas.async_engine``)
     converged(self, ctx) -> bool    plain Python, after each superstep: True stops the run
 
 Vertex records carry the declared ``vertex_data`` fields plus, when a method reads them, the
@@ -74,6 +77,7 @@ _METHODS: dict[str, tuple[tuple[str, ...], str]] = {
     "apply": (("v", "total", "ctx"), "apply(self, v, total, ctx)"),
     "scatter": (("v", "e", "nbr"), "scatter(self, v, e, nbr) -> bool"),
     "aggregate": (("v",), "aggregate(self, v) -> float or tuple of float"),
+    "priority": (("v",), "priority(self, v) -> float"),
 }
 # the same for programs whose gather_type is an array: gather and sum work in place
 _ARRAY_METHODS = {

@@ -394,3 +394,93 @@ def test_concurrent_signal_priorities_keep_the_largest():
     out = np.array([0.0, 3.0, 1.0])
     _raise_all(np.array([2.0, np.inf]), out[:1])
     assert out.tolist() == [np.inf, 3.0, 1.0]
+
+
+# -- a program's own priority ---------------------------------------------------------------------
+
+
+class Countdown(gas.VertexProgram):
+    """Runs while its own counter is positive; nothing ever signals (scatter_edges = NONE)."""
+
+    vertex_data = {"left": np.int64, "runs": np.int64, "when": np.int64}
+    gather_edges = gas.NONE
+
+    def init(self, v, ctx):
+        v.left = v.vid % 3
+        v.when = -1
+
+    def apply(self, v, total, ctx):
+        v.left -= 1
+        v.runs += 1
+        v.when = ctx.iteration
+
+    def priority(self, v):
+        return v.left * 1.0
+
+
+@pytest.mark.parametrize(
+    "scheduler,threads,debug",
+    [
+        ("priority", 1, False),
+        ("priority", 2, False),
+        ("fifo", 2, False),
+        ("sweep", 1, False),
+        ("fifo", 1, True),
+    ],
+)
+def test_a_positive_own_priority_schedules_a_vertex_without_any_signal(scheduler, threads, debug):
+    # hand-worked: vertex v starts with v % 3 runs to do and nothing is signalled or active at
+    # the start; each vertex runs exactly that many times, one run per round
+    g = gas.Graph.from_edges([0, 1, 2, 3, 4], [1, 2, 3, 4, 5])
+    eng = gas.AsyncEngine(g, Countdown(), scheduler=scheduler, threads=threads, debug=debug)
+    res = eng.run(active=[])
+    assert eng.columns["runs"].tolist() == [0, 1, 2, 0, 1, 2]
+    assert eng.columns["when"].tolist() == [-1, 0, 1, -1, 0, 1]
+    assert res.converged and res.iterations == 2 and res.updates == 6
+    assert [s["scheduled"] for s in res.stats] == [2, 0]
+
+
+def test_the_sync_engine_runs_vertices_whose_own_priority_is_positive_next_superstep():
+    # hand-worked: every vertex runs in superstep 0 (all active); afterwards only the vertices
+    # with v % 3 == 2 still have a run to do, and run in superstep 1
+    g = gas.Graph.from_edges([0, 1, 2, 3, 4], [1, 2, 3, 4, 5])
+    eng = gas.SyncEngine(g, Countdown())
+    res = eng.run(10)
+    assert eng.columns["runs"].tolist() == [1, 1, 2, 1, 1, 2]
+    assert res.converged and res.iterations == 2
+
+
+def test_residual_pagerank_schedules_through_its_own_priority():
+    # the bundled push form signals nothing from scatter; its answer still equals
+    # networkx.pagerank (independent reference) on a graph with a cycle, a sink and a dangling
+    # vertex, on one thread and as plain Python
+    from gas.algorithms.pagerank import ResidualPageRankProgram
+
+    src, dst = [0, 1, 2, 2, 3, 5], [1, 2, 0, 3, 4, 4]
+    g = gas.Graph.from_edges(src, dst)
+    ref = nx.pagerank(nx.DiGraph(list(zip(src, dst))), tol=1e-15, max_iter=10**4)
+    ref = np.array([ref[i] for i in range(6)])
+    for debug in (False, True):
+        prog = ResidualPageRankProgram(0.85, 1e-15)
+        eng = gas.AsyncEngine(g, prog, scheduler="priority", consistency="full", threads=1, debug=debug)
+        y = eng.run(10**5).output
+        assert np.abs(y / y.sum() - ref).sum() <= 1e-12
+
+
+def test_a_priority_method_that_returns_no_number_is_refused():
+    class Bad(Countdown):
+        def priority(self, v):
+            return v.left, v.runs
+
+    g = gas.Graph.from_edges([0], [1])
+    with pytest.raises(gas.ProgramError, match=r"Bad\.priority returns"):
+        gas.AsyncEngine(g, Bad())
+
+
+def test_a_program_with_its_own_priority_is_refused_across_processes():
+    # before any worker is spawned: the process runtime schedules by signals only
+    from gas.runtime.local import run_distributed
+
+    g = gas.Graph.from_edges([0, 1], [1, 0])
+    with pytest.raises(gas.GasError, match="priority"):
+        run_distributed(g, Countdown(), procs=2)

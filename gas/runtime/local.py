@@ -431,6 +431,18 @@ class LocalCluster:
         self.close()
 
 
+def _refuse_own_priority(program: VertexProgram) -> None:
+    """A program that schedules itself through ``priority(v)`` runs on one process only."""
+    from gas.program import _overridden
+
+    if isinstance(program, VertexProgram) and _overridden(program, "priority") is not None:
+        raise GasError(
+            f"{type(program).__name__} schedules vertices through priority(v), which the process "
+            "runtime does not read (its workers schedule by signals): run it on one process, or "
+            "signal from scatter instead"
+        )
+
+
 def _async_job(
     graph: Graph,
     program: VertexProgram,
@@ -442,6 +454,7 @@ def _async_job(
     """The colouring that schedules an asynchronous run (None for the sync engine), after
     refusing what the asynchronous engine does not run across processes."""
     if engine == "sync":
+        _refuse_own_priority(program)
         return None
     if engine != "async":
         raise GasError(f"Unknown engine {engine!r}; known: sync, async")
@@ -452,7 +465,9 @@ def _async_job(
         )
     from gas.runtime.async_dist import async_groups, check_async
 
-    return async_groups(graph, check_async(program, graph, scheduler, consistency))
+    model = check_async(program, graph, scheduler, consistency)
+    _refuse_own_priority(program)
+    return async_groups(graph, model)
 
 
 def run_distributed(
@@ -520,6 +535,11 @@ def run_distributed(
         As one process would return it: every vertex's data, per-superstep statistics of rank 0
         (with ``exchange_seconds`` and ``bytes_sent``).
     """
+    if engine == "async":  # what cannot run is refused before any worker is spawned
+        from gas.runtime.async_dist import check_async
+
+        check_async(program, graph, scheduler, consistency)
+    _refuse_own_priority(program)
     restore = None
     if initial is not None:
         restore = _initial_state(graph, program, initial, active)
