@@ -112,7 +112,7 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
         "_apply = _wrap(_F.get('apply'))",
         "_scatter = _wrap(_F.get('scatter'))",
         "_aggregate = _wrap(_F.get('aggregate'))",
-        f"HAS_PRIORITY = {'priority' in spec.functions}",
+        f"HAS_PRIORITY = {spec.schedules_itself}",
         "def _no_priority(p, VC, EC, v):",
         "    return 0.0",
         "_priority = _wrap(_F.get('priority') or _no_priority)",

@@ -70,7 +70,7 @@ def k_async_pass(
         top = 0.0
         # no branch on whether a vertex waits (it mispredicts about half the time: measured
         # 0.18 against 0.14 s for residual-push PageRank on soc-Epinions1); ``prio`` is 0
-        # wherever ``queued`` is
+        # wherever ``queued`` is 0
         for v in range(n):
             if HAS_PRIORITY:
                 pv = np.float64(_priority(p, VC, EC, v))

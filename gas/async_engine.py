@@ -204,13 +204,6 @@ class AsyncEngine(SyncEngine):
         prio[idx] = np.maximum(prio[idx], p)
         self._top = max(self._top, float(p.max()))
 
-    def _own_priority(self, idx: np.ndarray) -> np.ndarray:
-        """The program's ``priority(v)`` of each vertex in ``idx``."""
-        out = np.empty(idx.shape[0], np.float64)
-        if idx.size:
-            self.k.k_priorities(idx, self.VC, self.EC, self.params, out)
-        return out
-
     def _groups(self) -> tuple[np.ndarray | None, bool]:
         """Colour of every vertex (None: one group) and whether to run on one thread."""
         g = self.graph
@@ -283,7 +276,7 @@ class AsyncEngine(SyncEngine):
         def count_waiting() -> int:
             if not own_prio:
                 return int(np.count_nonzero(queued))
-            return int(np.count_nonzero((queued != 0) | (self._own_priority(everyone) > 0.0)))
+            return int(np.count_nonzero((queued != 0) | (self._own_priority() > 0.0)))
 
         threads = 1 if (self.debug or sequential) else self.threads
         # the relaxed priority scheduler walks the vertices in one compiled pass when the round
@@ -294,8 +287,7 @@ class AsyncEngine(SyncEngine):
             and (threads or self._nthreads) == 1
         )
         ratio = self.priority_ratio if dynamic else 0.0  # a static program runs every vertex
-        own_prio = "priority" in self.spec.functions and dynamic
-        everyone = np.arange(n, dtype=np.int64)
+        own_prio = dynamic and self.spec.schedules_itself
         self._queued, self._prio = queued, prio
         self._top = np.inf  # highest scheduled priority (the initial vertices hold inf)
         with num_threads(threads):
@@ -303,7 +295,7 @@ class AsyncEngine(SyncEngine):
             k.k_init(self.chunks, VC, EC, P, C)
             if own_prio and not queued.any():
                 # nothing signalled: the first round's highest priority is the program's own
-                self._top = float(self._own_priority(everyone).max(initial=0.0))
+                self._top = float(self._own_priority().max(initial=0.0))
             aggs = self._aggregate()
             while rnd < max_iter:
                 if not dynamic:
@@ -329,7 +321,7 @@ class AsyncEngine(SyncEngine):
                     kern_pass(thr, budget, VC, EC, P, *topo, *pass_args)
                     ran, edges, self._top = int(pass_out[0]), int(pass_out[1]), float(pass_out[3])
                 else:
-                    own = self._own_priority(everyone) if own_prio else None
+                    own = self._own_priority() if own_prio else None
                     cand = np.flatnonzero(queued if own is None else (queued != 0) | (own > 0.0))
                     if self.scheduler == "priority" and cand.size:
                         pc = prio[cand] if own is None else np.maximum(prio[cand], own[cand])

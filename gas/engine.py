@@ -19,9 +19,8 @@ in superstep ``t = 0, 1, ...`` over the set ``A_t`` of active vertices:
 Signals take effect in the next superstep: ``A_{t+1}`` is the set of signalled vertices (a vertex
 signalled several times runs once), plus, for a program that defines ``priority(v)``, every
 vertex whose priority is > 0 after the scatter; or every vertex for programs with
-``dynamic = False``. The
-run stops when ``A_{t+1}`` is empty, when ``program.converged(ctx)`` returns True, or after
-``max_iter`` supersteps.
+``dynamic = False``. The run stops when ``A_{t+1}`` is empty, when ``program.converged(ctx)``
+returns True, or after ``max_iter`` supersteps.
 
 Each phase is a Numba ``prange`` over degree-balanced vertex ranges; a vertex's data and its
 gather total are written only by the thread owning its range, so there are no racy updates.
@@ -228,6 +227,17 @@ class SyncEngine:
                 f"consistency='full' (gas.AsyncEngine), or write only the vertex and its edges"
             )
 
+    def _own_priority(self, idx: np.ndarray | None = None) -> np.ndarray:
+        """The program's ``priority(v)`` of each vertex in ``idx`` (default: every vertex)."""
+        if idx is None:
+            idx = getattr(self, "_all_ids", None)
+            if idx is None:
+                idx = self._all_ids = np.arange(self.graph.num_vertices, dtype=np.int64)
+        out = np.empty(idx.shape[0], np.float64)
+        if idx.size:
+            self.k.k_priorities(idx, self.VC, self.EC, self.params, out)
+        return out
+
     def _gather(self, active: np.ndarray, everyone: bool = False) -> None:
         """Gather totals of the ``active`` vertices (a uint8 mask) into :attr:`acc`, on this
         part's edges; ``everyone`` (all active) may use the cache-blocked layout."""
@@ -355,9 +365,8 @@ class SyncEngine:
         ctx_view = self.ctx.view(np.recarray)[0]
         total_visit = int(self._visit_deg.sum())
         # a program's own ``priority(v) > 0`` schedules ``v`` as a signal would
-        own_prio = dynamic and "priority" in self.spec.functions
+        own_prio = dynamic and self.spec.schedules_itself
         signal = np.zeros(n, np.uint8) if (scatters or own_prio) else None
-        everyone_ids = np.arange(n, dtype=np.int64) if own_prio else None
         stats: list[dict[str, Any]] = []
         converged = False
         it = int(first_iteration)
@@ -396,9 +405,7 @@ class SyncEngine:
                     if scatters:
                         k.k_scatter(ch, act, VC, EC, P, *topo, signal)
                     if own_prio:
-                        own = np.empty(n, np.float64)
-                        k.k_priorities(everyone_ids, VC, EC, P, own)
-                        signal |= own > 0.0
+                        signal |= self._own_priority() > 0.0
                     if dynamic:  # a static program's next superstep runs everyone anyway
                         self.exchange.reduce_signals(signal)
                 aggs = self._aggregate(part if fused else None)

@@ -193,6 +193,11 @@ class ProgramSpec:
         roles = {w[1] for w in self.writes}
         return "full" if "nbr" in roles else ("edge" if "e" in roles else "vertex")
 
+    @property
+    def schedules_itself(self) -> bool:
+        """True if the program defines ``priority(v)`` (a vertex with priority > 0 is scheduled)."""
+        return "priority" in self.functions
+
     def write_sites(self, role: str) -> list[str]:
         """``method: role.field`` for each write to the parameter ``role`` (``"nbr"`` or ``"e"``)."""
         return sorted(f"{m}: {r}.{f}" for m, r, f in self.writes if r == role)

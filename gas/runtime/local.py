@@ -431,16 +431,37 @@ class LocalCluster:
         self.close()
 
 
-def _refuse_own_priority(program: VertexProgram) -> None:
-    """A program that schedules itself through ``priority(v)`` runs on one process only."""
+def _check_job(
+    graph: Graph,
+    program: VertexProgram,
+    engine: str,
+    scheduler: str,
+    consistency: str | None,
+    ssp: Any,
+) -> str | None:
+    """Refuse what the process runtime does not run; the asynchronous engine's consistency model
+    (None for the sync engine)."""
     from gas.program import _overridden
 
+    model = None
+    if engine == "async":
+        if ssp:
+            raise GasError(
+                "The asynchronous engine has no supersteps to bound: --staleness/--straggler apply "
+                "to the synchronous engine (drop --engine async)"
+            )
+        from gas.runtime.async_dist import check_async
+
+        model = check_async(program, graph, scheduler, consistency)
+    elif engine != "sync":
+        raise GasError(f"Unknown engine {engine!r}; known: sync, async")
     if isinstance(program, VertexProgram) and _overridden(program, "priority") is not None:
         raise GasError(
             f"{type(program).__name__} schedules vertices through priority(v), which the process "
             "runtime does not read (its workers schedule by signals): run it on one process, or "
             "signal from scatter instead"
         )
+    return model
 
 
 def _async_job(
@@ -452,21 +473,12 @@ def _async_job(
     ssp: Any,
 ) -> np.ndarray | None:
     """The colouring that schedules an asynchronous run (None for the sync engine), after
-    refusing what the asynchronous engine does not run across processes."""
-    if engine == "sync":
-        _refuse_own_priority(program)
+    refusing what the process runtime does not run (:func:`_check_job`)."""
+    model = _check_job(graph, program, engine, scheduler, consistency, ssp)
+    if model is None:
         return None
-    if engine != "async":
-        raise GasError(f"Unknown engine {engine!r}; known: sync, async")
-    if ssp:
-        raise GasError(
-            "The asynchronous engine has no supersteps to bound: --staleness/--straggler apply to "
-            "the synchronous engine (drop --engine async)"
-        )
-    from gas.runtime.async_dist import async_groups, check_async
+    from gas.runtime.async_dist import async_groups
 
-    model = check_async(program, graph, scheduler, consistency)
-    _refuse_own_priority(program)
     return async_groups(graph, model)
 
 
@@ -535,11 +547,8 @@ def run_distributed(
         As one process would return it: every vertex's data, per-superstep statistics of rank 0
         (with ``exchange_seconds`` and ``bytes_sent``).
     """
-    if engine == "async":  # what cannot run is refused before any worker is spawned
-        from gas.runtime.async_dist import check_async
-
-        check_async(program, graph, scheduler, consistency)
-    _refuse_own_priority(program)
+    # what cannot run is refused before any worker is spawned
+    _check_job(graph, program, engine, scheduler, consistency, staleness is not None or straggler is not None)
     restore = None
     if initial is not None:
         restore = _initial_state(graph, program, initial, active)
