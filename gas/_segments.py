@@ -6,6 +6,17 @@ segment at a time keeps the column slice being read in cache. Per segment the in
 grouped by destination (a doubly compressed CSC): block ``b`` is destination ``blk_dst[b]`` with
 edges ``blk_ptr[b]:blk_ptr[b+1]`` of ``seg_src`` / ``seg_eid``. A destination appears at most once
 per segment, so threads that split a segment's blocks never write the same total.
+
+With ``relabel`` the sources are first numbered by out-degree, highest first (ties in id order);
+each destination's in-edges keep their order (sorting them by the new numbers was measured about
+8 % faster per gather on R-MAT-20 but cost 0.6 s to build, more than it saves in a run to 1e-6).
+On a power-law graph the few sources
+most edges read then sit together at the front, where they stay in cache, instead of being
+scattered over the whole column. ``order[i]`` is the vertex numbered ``i``; ``seg_src`` holds
+the new numbers, so a gather reads its neighbours' fields from copies of those columns in the
+new order (``permute``), while destinations and edge ids keep their own numbers. Degree order
+keeps the id order within each degree, so a graph whose ids already have locality (a mesh, a
+road network: few distinct degrees) keeps most of it.
 """
 
 from __future__ import annotations
@@ -13,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-__all__ = ["Segments", "build_segments"]
+__all__ = ["Segments", "build_segments", "permute"]
 
 
 @dataclass
@@ -27,70 +38,145 @@ class Segments:
     seg_src: np.ndarray
     seg_eid: np.ndarray
     bounds: np.ndarray  # (num_segments, chunks + 1) block boundaries balanced by edges
+    order: np.ndarray | None = None  # relabelled: order[i] is the source numbered i
+    newid: np.ndarray | None = None  # relabelled: newid[order[i]] == i
 
     @property
     def num_segments(self) -> int:
         return self.seg_blk.shape[0] - 1
 
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.seg_blk, self.blk_dst, self.blk_ptr, self.seg_src, self.seg_eid))
+        arrays = (
+            self.seg_blk,
+            self.blk_dst,
+            self.blk_ptr,
+            self.seg_src,
+            self.seg_eid,
+            self.order,
+            self.newid,
+        )
+        return sum(a.nbytes for a in arrays if a is not None)
+
+
+@njit(parallel=True, cache=True)
+def _permute_rows(order, col, out):
+    for i in prange(order.shape[0]):
+        u = order[i]
+        for j in range(col.shape[1]):
+            out[i, j] = col[u, j]
+
+
+@njit(parallel=True, cache=True)
+def _permute_scalars(newid, col, out):
+    for u in prange(newid.shape[0]):
+        out[newid[u]] = col[u]
+
+
+def permute(seg: Segments, col: np.ndarray, out: np.ndarray) -> None:
+    """``out[i] = col[seg.order[i]]``: a vertex column in the relabelled layout's order (one
+    scattered write per vertex for a scalar field, measured faster than a scattered read)."""
+    if col.ndim == 1:
+        _permute_scalars(seg.newid, col, out)
+    else:
+        n = col.shape[0]
+        _permute_rows(seg.order, col.reshape(n, -1), out.reshape(n, -1))
+
+
+@njit(cache=True)
+def _degree_order(out_indptr):
+    """Vertices by out-degree, highest first, ties in id order (a counting sort) and the inverse:
+    ``order[i]`` is the vertex numbered ``i``, ``newid[order[i]] == i``."""
+    n = out_indptr.shape[0] - 1
+    top = 0
+    for v in range(n):
+        top = max(top, out_indptr[v + 1] - out_indptr[v])
+    start = np.zeros(top + 2, np.int64)
+    for v in range(n):
+        start[top - (out_indptr[v + 1] - out_indptr[v]) + 1] += 1
+    for d in range(1, top + 2):
+        start[d] += start[d - 1]
+    order = np.empty(n, np.int64)
+    newid = np.empty(n, np.int64)
+    for v in range(n):
+        d = top - (out_indptr[v + 1] - out_indptr[v])
+        order[start[d]] = v
+        newid[v] = start[d]
+        start[d] += 1
+    return order, newid
+
+
+@njit(parallel=True, cache=True)
+def _renumber(in_src, newid, out):
+    for k in prange(in_src.shape[0]):
+        out[k] = newid[in_src[k]]
 
 
 @njit(cache=True)
 def _count(in_indptr, in_src, n, seg_size, nseg):
+    """Edges and blocks per segment. A target's in-edges need not be sorted by source (they are
+    not once renumbered): ``seen[s] == v`` marks that ``v`` already has a block in segment
+    ``s``."""
     ecount = np.zeros(nseg, np.int64)
     bcount = np.zeros(nseg, np.int64)
+    seen = np.full(nseg, -1, np.int64)
     for v in range(n):
-        last = -1
         for k in range(in_indptr[v], in_indptr[v + 1]):
             s = in_src[k] // seg_size
             ecount[s] += 1
-            if s != last:
+            if seen[s] != v:
                 bcount[s] += 1
-                last = s
+                seen[s] = v
     return ecount, bcount
 
 
 @njit(cache=True)
 def _fill(in_indptr, in_src, in_eid, n, seg_size, eoff, boff, blk_dst, blk_ptr, seg_src, seg_eid):
+    """Each segment's edges in target order; the edges of one target in one segment are
+    contiguous there even if its list interleaves segments, as targets are filled one by one."""
     epos = eoff.copy()
     bpos = boff.copy()
+    seen = np.full(eoff.shape[0], -1, np.int64)
     for v in range(n):
-        last = -1
         for k in range(in_indptr[v], in_indptr[v + 1]):
-            s = in_src[k] // seg_size
-            if s != last:
+            u = in_src[k]
+            s = u // seg_size
+            if seen[s] != v:
                 b = bpos[s]
                 blk_dst[b] = v
                 blk_ptr[b] = epos[s]
                 bpos[s] += 1
-                last = s
-            seg_src[epos[s]] = in_src[k]
+                seen[s] = v
+            seg_src[epos[s]] = u
             seg_eid[epos[s]] = in_eid[k]
             epos[s] += 1
 
 
-def build_segments(graph, segment_size: int, chunks: int) -> Segments:
+def build_segments(graph, segment_size: int, chunks: int, relabel: bool = False) -> Segments:
     """The segmented in-edge layout of ``graph`` (in-edges must be sorted by source per target,
-    as :class:`gas.Graph` builds them)."""
+    as :class:`gas.Graph` builds them); ``relabel`` numbers the sources by out-degree first."""
     n = graph.num_vertices
     nseg = max(1, -(-n // segment_size))
-    ecount, bcount = _count(graph.in_indptr, graph.in_src, n, segment_size, nseg)
+    m = graph.num_edges
+    idx = np.int32 if max(n, m) < 2**31 - 1 else np.int64  # halves the streamed bytes
+    in_src, order, newid = graph.in_src, None, None
+    if relabel:
+        order, newid = _degree_order(graph.out_indptr)
+        in_src = np.empty(m, idx)
+        _renumber(graph.in_src, newid, in_src)
+    ecount, bcount = _count(graph.in_indptr, in_src, n, segment_size, nseg)
     eoff = np.zeros(nseg + 1, np.int64)
     np.cumsum(ecount, out=eoff[1:])
     boff = np.zeros(nseg + 1, np.int64)
     np.cumsum(bcount, out=boff[1:])
     nblk = int(boff[-1])
-    m = graph.num_edges
-    blk_dst = np.empty(nblk, np.int64)
-    blk_ptr = np.empty(nblk + 1, np.int64)
+    blk_dst = np.empty(nblk, idx)
+    blk_ptr = np.empty(nblk + 1, idx)
     blk_ptr[nblk] = m
-    idx = np.int32 if max(n, m) < 2**31 - 1 else np.int64  # halves the streamed bytes
     seg_src = np.empty(m, idx)
     seg_eid = np.empty(m, idx)
     _fill(
         graph.in_indptr,
-        graph.in_src,
+        in_src,
         graph.in_eid,
         n,
         segment_size,
@@ -111,4 +197,4 @@ def build_segments(graph, segment_size: int, chunks: int) -> Segments:
         targets = np.linspace(0, work[-1], chunks + 1)[1:-1]
         cuts = b0 + np.searchsorted(work, targets, side="left") + 1
         bounds[s] = np.concatenate([[b0], np.minimum(cuts, b1), [b1]])
-    return Segments(segment_size, boff, blk_dst, blk_ptr, seg_src, seg_eid, bounds)
+    return Segments(segment_size, boff, blk_dst, blk_ptr, seg_src, seg_eid, bounds, order, newid)

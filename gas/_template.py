@@ -156,7 +156,8 @@ def k_aggregate(chunks, VC, EC, params, out):
 
 @njit(parallel=True, cache=True)
 def k_gather_seg(bounds, blk_dst, blk_ptr, seg_src, seg_eid, VC, EC, params, acc, zero):
-    """All-active IN gather over the segmented layout (see ``gas._segments``)."""
+    """All-active IN gather over the segmented layout (see ``gas._segments``); with a
+    relabelled layout, ``VC`` holds the neighbour-read columns in the layout's order."""
     nch = bounds.shape[1] - 1
     n = acc.shape[0]
     for c in prange(nch):
@@ -166,12 +167,22 @@ def k_gather_seg(bounds, blk_dst, blk_ptr, seg_src, seg_eid, VC, EC, params, acc
     for s in range(bounds.shape[0]):
         for c in prange(nch):
             p = params[0]
+            z = zero[0]
             for b in range(bounds[s, c], bounds[s, c + 1]):
                 v = blk_dst[b]
+                # two partial totals (``sum`` is associative and commutative, ``zero`` its
+                # identity): two chains of adds in flight instead of one
                 a = acc[v]
-                for k in range(blk_ptr[b], blk_ptr[b + 1]):
+                a2 = z
+                k0 = blk_ptr[b]
+                k1 = blk_ptr[b + 1]
+                mid = k0 + ((k1 - k0) // 2) * 2
+                for k in range(k0, mid, 2):
                     a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, seg_eid[k], seg_src[k]))
-                acc[v] = a
+                    a2 = _sum(p, VC, EC, a2, _gather(p, VC, EC, v, seg_eid[k + 1], seg_src[k + 1]))
+                if mid < k1:
+                    a = _sum(p, VC, EC, a, _gather(p, VC, EC, v, seg_eid[mid], seg_src[mid]))
+                acc[v] = _sum(p, VC, EC, a, a2)
 
 
 @njit(parallel=True, cache=True)

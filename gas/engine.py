@@ -26,9 +26,14 @@ Each phase is a Numba ``prange`` over degree-balanced vertex ranges; a vertex's 
 gather total are written only by the thread owning its range, so there are no racy updates.
 When every vertex is active and the program gathers over in-edges only, the gather runs over a
 cache-blocked layout (:mod:`gas._segments`: sources split into segments of
-``gas.config.CONFIG["segment_size"]`` vertices) on graphs larger than one segment; the sum is
-then taken in a different order, which the GAS contract (a commutative, associative ``sum``)
-allows. With aggregates and no scatter, apply and aggregate run in one fused pass.
+``gas.config.CONFIG["segment_size"]`` vertices) on graphs larger than one segment. If
+``gather`` reads neighbours only through fields it does not also read on ``v`` (and not
+``nbr.vid``), the layout numbers the sources by out-degree, highest first, and the gather reads
+those fields from copies in that order, made before each blocked gather (once for the built-in
+degrees): the sources most edges read then share a few cache lines. The sum is then taken in a
+different order (with two partial totals per vertex), which the GAS contract (a commutative,
+associative ``sum`` with ``gather_zero`` its identity) allows. With aggregates and no scatter,
+apply and aggregate run in one fused pass.
 The engine runs on a :class:`~gas.partitioned.Partition` and talks to other partitions only
 through an :class:`~gas.exchange.Exchange` (a no-op for one process).
 """
@@ -43,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from gas._codegen import is_known_good, load_kernels, mark_good
-from gas._segments import Segments, build_segments
+from gas._segments import Segments, build_segments, permute
 from gas._typecheck import typecheck
 from gas.config import CONFIG
 from gas.errors import GasError, ProgramError
@@ -245,6 +250,8 @@ class SyncEngine:
         if everyone and self._use_segments:
             sg = self._segments()
             eids = sg.seg_eid if EC else sg.seg_src  # unused ids: no second stream
+            if sg.order is not None:
+                VC = self._relabelled_columns(sg)
             k.k_gather_seg(
                 sg.bounds, sg.blk_dst, sg.blk_ptr, sg.seg_src, eids, VC, EC, P, self.acc, self.zero
             )
@@ -254,14 +261,40 @@ class SyncEngine:
         kern(self.chunks, active, VC, EC, P, *topo, self.acc, self.zero)
 
     def _segments(self) -> Segments:
-        """The cache-blocked in-edge layout, built once per graph and kept on it."""
+        """The cache-blocked in-edge layout, built once per graph and kept on it; its sources
+        are renumbered by degree when ``gather`` reads neighbours only through fields it does
+        not read on ``v`` (:attr:`ProgramSpec.gather_nbr_fields`)."""
         g = self.graph
-        key = (CONFIG["segment_size"], self._nthreads * 4)
+        relabel = bool(CONFIG["relabel"]) and self.spec.gather_nbr_fields is not None
+        key = (CONFIG["segment_size"], self._nthreads * 4, relabel)
         cache = g.__dict__.setdefault("_gas_segments", {})
         if key not in cache:
             cache.clear()
             cache[key] = build_segments(g, *key)
         return cache[key]
+
+    def _relabelled_columns(self, sg: Segments) -> tuple[np.ndarray, ...]:
+        """The vertex columns with those ``gather`` reads on ``nbr`` copied into the relabelled
+        layout's order (``sg.order[i]`` is the vertex numbered ``i``). Built-in degree columns
+        never change, so their copies are made once; the others are copied on every call."""
+        fields = self.spec.gather_nbr_fields or frozenset()
+        bufs = self.__dict__.setdefault("_perm_bufs", {})
+        if bufs.get("_layout") is not sg:
+            bufs.clear()
+            bufs["_layout"] = sg
+        out = []
+        for (name, _), col in zip(self.spec.vertex_columns, self.VC):
+            if name not in fields:
+                out.append(col)
+                continue
+            buf = bufs.get(name)
+            fresh = buf is None
+            if fresh:
+                buf = bufs[name] = np.empty_like(col)
+            if fresh or name not in self.spec.builtin_columns:
+                permute(sg, col, buf)
+            out.append(buf)
+        return tuple(out)
 
     def _alloc(self) -> None:
         g, spec = self.graph, self.spec

@@ -184,6 +184,18 @@ class ProgramSpec:
     agg_ops: tuple[int, ...]
     output: str
     writes: frozenset[tuple[str, str, str]] = frozenset()
+    gather_refs: frozenset[tuple[str, str]] = frozenset()
+
+    @property
+    def gather_nbr_fields(self) -> frozenset[str] | None:
+        """The vertex fields ``gather`` uses on ``nbr``, if it uses none of them on ``v`` and not
+        ``nbr.vid`` (else None): then its neighbour reads may come from copies of those columns
+        in another vertex order (the relabelled cache-blocked layout, ``gas._segments``)."""
+        nbr = {f for r, f in self.gather_refs if r == "nbr"}
+        mine = {f for r, f in self.gather_refs if r == "v"}
+        if "vid" in nbr or nbr & mine or any(r == "nbr" for _, r, _ in self.writes):
+            return None
+        return frozenset(nbr)
 
     @property
     def consistency_needed(self) -> str:
@@ -268,10 +280,13 @@ def _field_dtype(value: Any, what: str) -> np.dtype:
     return _scalar_dtype(value, what)
 
 
-def _writes(fn: Any, method: str, canonical: tuple[str, ...]) -> set[tuple[str, str, str]]:
-    """``(method, role, field)`` for every assignment to ``<param>.<field>`` (also through an
-    index, ``nbr.w[k] = x``, or an augmented assignment) where role is the canonical name of the
-    parameter (``v``, ``e``, ``nbr``)."""
+def _accesses(
+    fn: Any, method: str, canonical: tuple[str, ...]
+) -> tuple[set[tuple[str, str, str]], set[tuple[str, str]]]:
+    """``(writes, refs)`` of a method. ``writes``: ``(method, role, field)`` for every assignment
+    to ``<param>.<field>`` (also through an index, ``nbr.w[k] = x``, or an augmented assignment);
+    ``refs``: ``(role, field)`` for every use of ``<param>.<field>``, read or written. The role is
+    the canonical name of the parameter (``v``, ``e``, ``nbr``)."""
     import ast
     import textwrap
 
@@ -280,13 +295,13 @@ def _writes(fn: Any, method: str, canonical: tuple[str, ...]) -> set[tuple[str, 
     try:
         tree = parse_source(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
-        return set()
+        return set(), set()
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef):
-        return set()
+        return set(), set()
     names = [a.arg for a in fdef.args.args][1:]
     role_of = dict(zip(names, canonical))
-    out: set[tuple[str, str, str]] = set()
+    writes: set[tuple[str, str, str]] = set()
 
     def target(t: ast.AST) -> None:
         if isinstance(t, (ast.Tuple, ast.List)):
@@ -296,15 +311,19 @@ def _writes(fn: Any, method: str, canonical: tuple[str, ...]) -> set[tuple[str, 
         while isinstance(t, ast.Subscript):
             t = t.value
         if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in role_of:
-            out.add((method, role_of[t.value.id], t.attr))
+            writes.add((method, role_of[t.value.id], t.attr))
 
+    refs: set[tuple[str, str]] = set()
     for node in ast.walk(fdef):
         if isinstance(node, ast.Assign):
             for t in node.targets:
                 target(t)
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
             target(node.target)
-    return out
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id in role_of:
+                refs.add((role_of[node.value.id], node.attr))
+    return writes, refs
 
 
 def _param_fields(program: VertexProgram) -> dict[str, Any]:
@@ -438,12 +457,16 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
     eindex = {k: i for i, (k, _) in enumerate(ecols)}
     rewritten = {}
     writes: set[tuple[str, str, str]] = set()
+    gather_refs: set[tuple[str, str]] = set()
     for name, fn in fns.items():
         if fn is None:
             continue
         roles = tuple(_ROLES.get(a, "") for a in methods[name][0])
         rewritten[name] = rewrite_method(fn, f"{cls_name}.{name}", roles, known, vindex, eindex)
-        writes |= {w for w in _writes(fn, name, methods[name][0]) if w[1] in ("e", "nbr")}
+        w, refs = _accesses(fn, name, methods[name][0])
+        writes |= {x for x in w if x[1] in ("e", "nbr")}
+        if name == "gather":
+            gather_refs = refs
     out = program.output or next(iter(fields))
     if out not in fields:
         raise ProgramError(f"{cls_name}.output = {out!r} is not a vertex_data field ({list(fields)})")
@@ -468,4 +491,5 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
         agg_ops=tuple(AGG_OPS[o] for o in aggs.values()),
         output=out,
         writes=frozenset(writes),
+        gather_refs=frozenset(gather_refs),
     )

@@ -125,12 +125,15 @@ def test_pagerank_threads_do_not_change_result():
     assert np.abs(a - b).sum() < 1e-12
 
 
+@pytest.mark.parametrize("relabel", [0, 1])
 @pytest.mark.parametrize("segment_size", [0, 7, 64, 1000])
-def test_segmented_gather_matches_networkx(segment_size, monkeypatch):
-    # the cache-blocked gather (used on big graphs) forced onto a small one
+def test_segmented_gather_matches_networkx(segment_size, relabel, monkeypatch):
+    # the cache-blocked gather (used on big graphs) forced onto a small one, with and without
+    # sources numbered by degree
     from gas.config import CONFIG
 
     monkeypatch.setitem(CONFIG, "segment_size", segment_size)
+    monkeypatch.setitem(CONFIG, "relabel", relabel)
     rng = np.random.default_rng(5)
     src, dst = rng.integers(0, 900, 9000), rng.integers(0, 900, 9000)
     g = gas.Graph.from_edges(src, dst, num_vertices=1000)  # 1000 > segment sizes: blocked path
