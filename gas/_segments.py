@@ -59,27 +59,15 @@ class Segments:
 
 
 @njit(parallel=True, cache=True)
-def _permute_rows(order, col, out):
-    for i in prange(order.shape[0]):
-        u = order[i]
-        for j in range(col.shape[1]):
-            out[i, j] = col[u, j]
-
-
-@njit(parallel=True, cache=True)
 def _permute_scalars(newid, col, out):
     for u in prange(newid.shape[0]):
         out[newid[u]] = col[u]
 
 
 def permute(seg: Segments, col: np.ndarray, out: np.ndarray) -> None:
-    """``out[i] = col[seg.order[i]]``: a vertex column in the relabelled layout's order (one
-    scattered write per vertex for a scalar field, measured faster than a scattered read)."""
-    if col.ndim == 1:
-        _permute_scalars(seg.newid, col, out)
-    else:
-        n = col.shape[0]
-        _permute_rows(seg.order, col.reshape(n, -1), out.reshape(n, -1))
+    """``out[i] = col[seg.order[i]]``: a scalar vertex column in the relabelled layout's order
+    (one scattered write per vertex, measured faster than one scattered read per slot)."""
+    _permute_scalars(seg.newid, col, out)
 
 
 @njit(cache=True)

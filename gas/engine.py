@@ -27,8 +27,8 @@ gather total are written only by the thread owning its range, so there are no ra
 When every vertex is active and the program gathers over in-edges only, the gather runs over a
 cache-blocked layout (:mod:`gas._segments`: sources split into segments of
 ``gas.config.CONFIG["segment_size"]`` vertices) on graphs larger than one segment. If
-``gather`` reads neighbours only through fields it does not also read on ``v`` (and not
-``nbr.vid``), the layout numbers the sources by out-degree, highest first, and the gather reads
+``gather`` reads neighbours only through scalar fields it does not also read on ``v`` (and
+not ``nbr.vid``), the layout numbers the sources by out-degree, highest first, and the gather reads
 those fields from copies in that order, made before each blocked gather (once for the built-in
 degrees): the sources most edges read then share a few cache lines. The sum is then taken in a
 different order (with two partial totals per vertex), which the GAS contract (a commutative,

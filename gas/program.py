@@ -188,12 +188,17 @@ class ProgramSpec:
 
     @property
     def gather_nbr_fields(self) -> frozenset[str] | None:
-        """The vertex fields ``gather`` uses on ``nbr``, if it uses none of them on ``v`` and not
-        ``nbr.vid`` (else None): then its neighbour reads may come from copies of those columns
-        in another vertex order (the relabelled cache-blocked layout, ``gas._segments``)."""
+        """The vertex fields ``gather`` uses on ``nbr``, if it uses none of them on ``v``, not
+        ``nbr.vid`` and no array field there (else None): then its neighbour reads may come from
+        copies of those columns in another vertex order (the relabelled cache-blocked layout,
+        ``gas._segments``). An array field is excluded because ``gather`` may hand it to a helper
+        that writes it, and the write would land in the copy."""
         nbr = {f for r, f in self.gather_refs if r == "nbr"}
         mine = {f for r, f in self.gather_refs if r == "v"}
+        dtypes = dict(self.vertex_columns)
         if "vid" in nbr or nbr & mine or any(r == "nbr" for _, r, _ in self.writes):
+            return None
+        if any(np.dtype(dtypes[f]).shape for f in nbr if f in dtypes):
             return None
         return frozenset(nbr)
 

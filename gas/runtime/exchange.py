@@ -171,7 +171,7 @@ def order_free(program: VertexProgram) -> bool:
     fields (an array field can be handed to a helper that writes it, as SGD's gather does with
     the item's vector), no edge fields of its own, and no assignment to ``nbr`` or ``e``.
     """
-    from gas.program import _METHODS, _field_dtype, _writes
+    from gas.program import _METHODS, _accesses, _field_dtype
 
     if program.edge_data:
         return False
@@ -180,7 +180,8 @@ def order_free(program: VertexProgram) -> bool:
     for name in ("init", "gather", "sum", "apply", "scatter", "aggregate"):
         fn = getattr(type(program), name, None)
         if fn is not None and fn is not getattr(VertexProgram, name, None):
-            if any(role in ("e", "nbr") for _, role, _ in _writes(fn, name, _METHODS[name][0])):
+            writes, _ = _accesses(fn, name, _METHODS[name][0])
+            if any(role in ("e", "nbr") for _, role, _ in writes):
                 return False
     return True
 
