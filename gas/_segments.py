@@ -10,13 +10,12 @@ per segment, so threads that split a segment's blocks never write the same total
 With ``relabel`` the sources are first numbered by out-degree, highest first (ties in id order);
 each destination's in-edges keep their order (sorting them by the new numbers was measured about
 8 % faster per gather on R-MAT-20 but cost 0.6 s to build, more than it saves in a run to 1e-6).
-On a power-law graph the few sources
-most edges read then sit together at the front, where they stay in cache, instead of being
-scattered over the whole column. ``order[i]`` is the vertex numbered ``i``; ``seg_src`` holds
-the new numbers, so a gather reads its neighbours' fields from copies of those columns in the
-new order (``permute``), while destinations and edge ids keep their own numbers. Degree order
-keeps the id order within each degree, so a graph whose ids already have locality (a mesh, a
-road network: few distinct degrees) keeps most of it.
+On a power-law graph the few sources most edges read then sit together at the front, where they
+stay in cache, instead of being scattered over the whole column. ``order[i]`` is the vertex
+numbered ``i``; ``seg_src`` holds the new numbers, so a gather reads its neighbours' fields from
+copies of those columns in the new order (``permute``), while destinations and edge ids keep
+their own numbers. Degree order keeps the id order within each degree, so a graph whose ids
+already have locality (a mesh, a road network: few distinct degrees) keeps most of it.
 """
 
 from __future__ import annotations
