@@ -139,8 +139,8 @@ def _fill(in_indptr, in_src, in_eid, n, seg_size, eoff, boff, blk_dst, blk_ptr, 
 
 
 def build_segments(graph, segment_size: int, chunks: int, relabel: bool = False) -> Segments:
-    """The segmented in-edge layout of ``graph`` (in-edges must be sorted by source per target,
-    as :class:`gas.Graph` builds them); ``relabel`` numbers the sources by out-degree first."""
+    """The segmented in-edge layout of ``graph``; ``relabel`` numbers the sources by out-degree
+    first. A target's in-edges may come in any order: its edges in one segment form one block."""
     n = graph.num_vertices
     nseg = max(1, -(-n // segment_size))
     m = graph.num_edges

@@ -180,6 +180,9 @@ class SyncEngine:
         self.exchange = exchange or LocalExchange()
         self._alloc()
         self._checked = debug or is_known_good(self.spec)
+        # copies of neighbour-read columns for the relabelled blocked layout (_relabelled_columns)
+        self._perm_layout: Segments | None = None
+        self._perm_bufs: dict[str, np.ndarray] = {}
         if not self._checked:
             typecheck(self.spec, self.VC, self.EC, self.params, self.ctx)
         self.k = load_kernels(self.spec, jit=not debug)
@@ -278,10 +281,10 @@ class SyncEngine:
         layout's order (``sg.order[i]`` is the vertex numbered ``i``). Built-in degree columns
         never change, so their copies are made once; the others are copied on every call."""
         fields = self.spec.gather_nbr_fields or frozenset()
-        bufs = self.__dict__.setdefault("_perm_bufs", {})
-        if bufs.get("_layout") is not sg:
-            bufs.clear()
-            bufs["_layout"] = sg
+        if self._perm_layout is not sg:
+            self._perm_bufs.clear()
+            self._perm_layout = sg
+        bufs = self._perm_bufs
         out = []
         for (name, _), col in zip(self.spec.vertex_columns, self.VC):
             if name not in fields:

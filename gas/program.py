@@ -42,6 +42,7 @@ from __future__ import annotations
 import enum
 import inspect
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -186,7 +187,7 @@ class ProgramSpec:
     writes: frozenset[tuple[str, str, str]] = frozenset()
     gather_refs: frozenset[tuple[str, str]] = frozenset()
 
-    @property
+    @cached_property
     def gather_nbr_fields(self) -> frozenset[str] | None:
         """The vertex fields ``gather`` uses on ``nbr``, if it uses none of them on ``v``, not
         ``nbr.vid`` and no array field there (else None): then its neighbour reads may come from
