@@ -1,18 +1,25 @@
 """PageRank: gaslab (bundled and a user-written program) against peers, side by side, one run.
 
-Usage: python bench/pagerank.py [--scales 20 22] [--threads 2] [--iters 20] [--no-write]
+Usage: python bench/pagerank.py [--scales 20 22] [--threads 2] [--iters 20] [--rounds 7]
+                                [--no-write]
 
 For each graph (R-MAT scale 20 and 22 with edge factor 16, a=0.57 b=0.19 c=0.19, seed 0; and
 soc-Slashdot0811 when ../shared/datasets is present) it reports:
 
-* per iteration: seconds and edges/s over ``--iters`` iterations after one warm-up, for gaslab's
-  bundled PageRank (also with the blocked layout keeping source ids, ``CONFIG["relabel"] = 0``,
-  to show what numbering sources by degree does), the user-written programs, a scipy CSR power
-  iteration,
+* per iteration: every solver is built and warmed up, then each runs ``--iters`` iterations in
+  turn, for ``--rounds`` rounds (solvers timed seconds apart see about the same load on a shared
+  machine). Per solver: the fastest and the median round, edges/s of the fastest, gaslab's
+  speed-up fastest against fastest, and the median over rounds of the per-round ratio. Solvers:
+  gaslab's bundled ``PageRankProgram`` (what ``gas.algorithms.pagerank`` runs) and the
+  user-written programs (whole ``run`` calls, init included), a scipy CSR power iteration,
   python-graphblas (SuiteSparse) ``mxv``, networkit (total time / its iteration count), and
-  networkx on graphs under 1 M edges;
+  networkx on graphs under 1 M edges. ``bench/pagerank_layout.py`` measures what numbering
+  sources by degree does;
 * to a tolerance: wall time to an L1 error <= 1e-6 against a reference converged to an L1 change
-  below 1e-10 (scipy power iteration), for gaslab, scipy, graphblas and igraph's PRPACK solver;
+  below 1e-10 (scipy power iteration), for gaslab, scipy, graphblas (the same iteration count)
+  and igraph's PRPACK solver; both the solve on a ready solver and the whole job from the edge
+  arrays (gaslab: the graph, the engine and its blocked layout; scipy: the CSR matrix;
+  graphblas: the matrix; igraph: its graph), solvers in turns, best of 3;
 * ``gas pagerank`` start-up on the bundled graph with a warm compile cache.
 
 Every solver uses the same normalization (networkx's: dangling mass spread evenly).
@@ -21,6 +28,7 @@ Every solver uses the same normalization (networkx's: dangling mass spread evenl
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -34,11 +42,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import gas  # noqa: E402
-from gas.algorithms import pagerank  # noqa: E402
-from gas.config import CONFIG  # noqa: E402
+from gas.algorithms.pagerank import PageRankProgram  # noqa: E402
 
 ALPHA = 0.85
-REPEAT = 3  # best of this many timed rounds, for every solver
+REPEAT = 3  # to a tolerance: best of this many rounds, solvers in turns
 SHARED = ROOT.parent / "shared" / "datasets"
 
 
@@ -78,23 +85,11 @@ class NaiveUserPageRank(UserPageRank):
         return nbr.rank / nbr.out_degree
 
 
-def _timeit(fn, repeat=None):
-    repeat = REPEAT if repeat is None else repeat
-    best = float("inf")
-    out = None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
-def scipy_solver(g):
+def scipy_solver(src, dst, n):
     import scipy.sparse as sp
 
-    n = g.num_vertices
-    A = sp.csr_array((np.ones(g.num_edges), (g.dst, g.src)), shape=(n, n))
-    deg = g.out_degree.astype(np.float64)
+    A = sp.csr_array((np.ones(src.shape[0]), (dst, src)), shape=(n, n))
+    deg = np.bincount(src, minlength=n).astype(np.float64)
     inv = np.divide(1.0, deg, out=np.zeros(n), where=deg > 0)
     dangling = deg == 0
 
@@ -108,13 +103,12 @@ def scipy_solver(g):
     return run
 
 
-def graphblas_solver(g, threads):
+def graphblas_solver(src, dst, n, threads):
     import graphblas as gb
 
     gb.ss.config["nthreads"] = threads
-    n = g.num_vertices
-    A = gb.Matrix.from_coo(g.dst, g.src, 1.0, nrows=n, ncols=n, dtype=float)
-    deg = g.out_degree.astype(np.float64)
+    A = gb.Matrix.from_coo(dst, src, 1.0, nrows=n, ncols=n, dtype=float)
+    deg = np.bincount(src, minlength=n).astype(np.float64)
     inv = gb.Vector.from_dense(np.divide(1.0, deg, out=np.zeros(n), where=deg > 0))
     dmask = gb.Vector.from_dense((deg == 0).astype(np.float64))
 
@@ -130,119 +124,189 @@ def graphblas_solver(g, threads):
     return run
 
 
-def _bundled_per_iteration(g, threads, iters):
-    """Seconds per superstep of the bundled PageRank (best of REPEAT runs after a warm-up)."""
-    pagerank(g, tol=0.0, max_iter=2, threads=threads)
-    best = float("inf")
-    for _ in range(REPEAT):
-        _, res = pagerank(g, tol=0.0, max_iter=iters, threads=threads, return_result=True)
-        best = min(best, sum(s["seconds"] for s in res.stats) / iters)
-    return best
+def gaslab_solver(g, threads, program=None):
+    """A gaslab solver on graph ``g``: an engine (its kernels load from the compile cache; the
+    blocked layout is built in the first gather and kept on ``g`` for other engines)."""
+    eng = gas.SyncEngine(g, program or PageRankProgram(ALPHA, 0.0), threads=threads)
+
+    def run(iters):
+        eng.run(iters)
+        r = eng.columns["rank"]
+        return r / r.sum()
+
+    return run
 
 
-def bench_graph(name, g, threads, iters, rows, tol_rows):
-    m = g.num_edges
-    print(f"\n== {name}: {g.num_vertices:,} vertices, {m:,} edges", flush=True)
-    per = {}
-    # gaslab bundled + user program: warm-up (compile / cache load), then timed run of `iters`
-    warnings.simplefilter("ignore", RuntimeWarning)
-    per["gaslab (bundled)"] = _bundled_per_iteration(g, threads, iters)
-    # the same with the blocked layout keeping source ids (no degree numbering): its effect
-    relabel = CONFIG["relabel"]
-    CONFIG["relabel"] = 0
-    try:
-        best = _bundled_per_iteration(g, threads, iters)
-    finally:
-        CONFIG["relabel"] = relabel
-    per["gaslab (bundled, ids kept)"] = best
-    for label, prog in (
-        ("gaslab (README user program)", UserPageRank()),
-        ("gaslab (naive user program)", NaiveUserPageRank()),
-    ):
-        eng = gas.SyncEngine(g, prog, threads=threads)
-        eng.run(2)
-        runs = [eng.run(iters) for _ in range(REPEAT)]
-        per[label] = min(sum(s["seconds"] for s in r.stats) for r in runs) / iters
-    sp_run = scipy_solver(g)
-    sp_run(1)
-    t, _ = _timeit(lambda: sp_run(iters))
-    per["scipy CSR"] = t / iters
-    try:
-        gb_run = graphblas_solver(g, threads)
-        gb_run(1)
-        t, _ = _timeit(lambda: gb_run(iters))
-        per["python-graphblas"] = t / iters
-    except ImportError:
-        print("python-graphblas not installed: skipped")
-    try:
-        import networkit as nk
+def networkit_solver(src, dst, n, threads):
+    import networkit as nk
 
-        nk.setNumberOfThreads(threads)
-        G = nk.GraphFromCoo(
-            (np.ones(m), (g.src.astype(np.uint64), g.dst.astype(np.uint64))),
-            n=g.num_vertices,
-            directed=True,
-            weighted=False,
-        )
+    nk.setNumberOfThreads(threads)
+    G = nk.GraphFromCoo(
+        (np.ones(src.shape[0]), (src.astype(np.uint64), dst.astype(np.uint64))),
+        n=n,
+        directed=True,
+        weighted=False,
+    )
+
+    def run(iters):
         pr = nk.centrality.PageRank(G, damp=ALPHA, tol=1e-12)
         pr.maxIterations = iters
-        t, _ = _timeit(pr.run)
-        per["networkit"] = t / max(1, pr.numberOfIterations())
-    except (ImportError, AttributeError, TypeError) as exc:
-        print(f"networkit skipped: {exc}")
-    if m < 1_000_000:
-        import networkx as nx  # noqa: F401
+        pr.run()
+        return pr.numberOfIterations()
 
-        G = nx.DiGraph()
-        G.add_nodes_from(range(g.num_vertices))
-        G.add_edges_from(zip(g.src.tolist(), g.dst.tolist()))
-        t, _ = _timeit(lambda: _nx_iters(G, iters))
-        per["networkx"] = t / iters
+    return run
+
+
+def networkx_solver(src, dst, n):
+    import networkx as nx
+
+    G = nx.DiGraph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from(zip(src.tolist(), dst.tolist()))
+    return lambda iters: _nx_iters(G, iters)
+
+
+def _in_turns(fns: dict, rounds: int) -> dict[str, list[float]]:
+    """Run every callable once per round, in turns, and return each one's times. On a machine
+    shared with other work the load moves by more than the differences measured; solvers timed
+    seconds apart in the same round see about the same load, those timed minutes apart do not."""
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(rounds):
+        for label, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[label].append(time.perf_counter() - t0)
+    return times
+
+
+def bench_graph(name, g, threads, iters, rounds, rows, tol_rows):
+    """Per iteration (every solver run ``iters`` iterations per round, in turns, ``rounds``
+    rounds) and to a tolerance (setup from the edge arrays plus the solve, and the solve alone
+    on a ready solver)."""
+    m, n = g.num_edges, g.num_vertices
+    src, dst = g.src, g.dst  # duplicates collapsed: every solver gets the same edges
+    print(f"\n== {name}: {n:,} vertices, {m:,} edges", flush=True)
+    warnings.simplefilter("ignore", RuntimeWarning)
+    solvers = {
+        "gaslab (bundled)": gaslab_solver(g, threads),
+        "gaslab (README user program)": gaslab_solver(g, threads, UserPageRank()),
+        "gaslab (naive user program)": gaslab_solver(g, threads, NaiveUserPageRank()),
+        "scipy CSR": scipy_solver(src, dst, n),
+    }
+    for label, make in (
+        ("python-graphblas", lambda: graphblas_solver(src, dst, n, threads)),
+        ("networkit", lambda: networkit_solver(src, dst, n, threads)),
+    ):
+        try:
+            solvers[label] = make()
+        except (ImportError, AttributeError, TypeError) as exc:
+            print(f"{label} skipped: {exc}")
+    if m < 1_000_000:
+        solvers["networkx"] = networkx_solver(src, dst, n)
+    for fn in solvers.values():
+        fn(2)  # warm-up: kernels compiled or loaded, layouts built
+    counts = {k: iters for k in solvers}
+
+    def timed(label, fn):
+        def go():
+            out = fn(iters)
+            if label == "networkit":
+                counts[label] = max(1, out)
+
+        return go
+
+    times = _in_turns({k: timed(k, fn) for k, fn in solvers.items()}, rounds)
+    per = {k: np.array(v) / counts[k] for k, v in times.items()}
     base = per["gaslab (bundled)"]
     for peer, sec in per.items():
-        rows.append((name, peer, sec, m / sec / 1e6, sec / base))
+        best, med = float(sec.min()), float(np.median(sec))
+        paired = float(np.median(sec / base))
+        rows.append((name, peer, best, med, m / best / 1e6, best / base.min(), paired))
         print(
-            f"  {peer:24s} {sec * 1e3:9.2f} ms/iter  {m / sec / 1e6:8.1f} M edges/s  "
-            f"gaslab speed-up x{sec / base:5.2f}",
+            f"  {peer:30s} best {best * 1e3:8.2f} median {med * 1e3:8.2f} ms/iter "
+            f"{m / best / 1e6:7.1f} M edges/s  gaslab speed-up best x{best / base.min():5.2f} "
+            f"paired median x{paired:5.2f}",
             flush=True,
         )
 
-    # ---- to tolerance: L1 error <= 1e-6 vs a tightly converged reference (its own error is
-    # about its last L1 change * alpha / (1 - alpha) < 1e-9, far below the 1e-6 target)
-    ref = np.full(g.num_vertices, 1.0 / g.num_vertices)
+    # ---- to a tolerance: L1 error <= 1e-6 against a tightly converged reference (its own
+    # error is about its last L1 change * alpha / (1 - alpha) < 1e-9, far below the target)
+    sp_run = solvers["scipy CSR"]
+    ref = np.full(n, 1.0 / n)
     for _ in range(1000):
         nxt = sp_run(1, ref)
         change = float(np.abs(nxt - ref).sum())
         ref = nxt
         if change < 1e-10:
             break
-    x, k, errs = None, 0, []
-    x = np.full(g.num_vertices, 1.0 / g.num_vertices)
+    x, k = np.full(n, 1.0 / n), 0
     while True:
         x = sp_run(1, x)
         k += 1
-        err = float(np.abs(x - ref).sum())
-        errs.append(err)
-        if err <= 1e-6 or k >= 500:
+        if float(np.abs(x - ref).sum()) <= 1e-6 or k >= 500:
             break
-    t_gas, r = _timeit(lambda: pagerank(g, tol=0.0, max_iter=k, threads=threads))
-    tol_rows.append((name, "gaslab (bundled)", k, t_gas, float(np.abs(r - ref).sum())))
-    t_sp, r = _timeit(lambda: sp_run(k))
-    tol_rows.append((name, "scipy CSR", k, t_sp, float(np.abs(r - ref).sum())))
-    if "python-graphblas" in per:
-        t_gb, r = _timeit(lambda: gb_run(k))
-        tol_rows.append((name, "python-graphblas", k, t_gb, float(np.abs(r - ref).sum())))
+    for label in ("gaslab (README user program)", "gaslab (naive user program)", "networkit"):
+        solvers.pop(label, None)  # memory for the builds from edges below (R-MAT-22: GBs each)
+    solvers.pop("networkx", None)
+    power = {
+        "gaslab (bundled)": lambda: gaslab_solver(gas.Graph.from_edges(src, dst, num_vertices=n), threads),
+        "scipy CSR": lambda: scipy_solver(src, dst, n),
+    }
+    if "python-graphblas" in solvers:
+        power["python-graphblas"] = lambda: graphblas_solver(src, dst, n, threads)
+    ends: dict[str, float] = {}
+    solves: dict[str, list[float]] = {}
+    results: dict[str, np.ndarray] = {}
+
+    def end_to_end(label, make):
+        def go():
+            results[label] = make()(k)
+
+        return go
+
+    def solve_only(label):
+        def go():
+            results[label] = solvers[label](k)
+
+        return go
+
+    fns = {}
+    for label, make in power.items():
+        fns[("end", label)] = end_to_end(label, make)
+        fns[("solve", label)] = solve_only(label)
     try:
         import igraph as ig
 
-        G = ig.Graph(n=g.num_vertices, edges=np.column_stack([g.src, g.dst]), directed=True)
-        t_ig, r = _timeit(lambda: np.array(G.pagerank(damping=ALPHA, implementation="prpack")))
-        tol_rows.append((name, "igraph PRPACK", None, t_ig, float(np.abs(r - ref).sum())))
+        def ig_graph():
+            return ig.Graph(n=n, edges=np.column_stack([src, dst]), directed=True)
+
+        def prpack(G):
+            results["igraph PRPACK"] = np.array(G.pagerank(damping=ALPHA, implementation="prpack"))
+
+        G_ig = ig_graph()
+        fns[("solve", "igraph PRPACK")] = lambda: prpack(G_ig)
     except ImportError:
         print("igraph not installed: skipped")
-    for row in tol_rows:
-        if row[0] == name:
-            print(f"  to 1e-6: {row[1]:20s} iters {row[2]!s:>4}  {row[3]:.3f} s  L1 err {row[4]:.1e}")
+    tt = _in_turns(fns, REPEAT)
+    if ("solve", "igraph PRPACK") in fns:
+        # igraph converts the numpy edge array edge by edge (seconds per M edges): timed once
+        del G_ig
+        tt[("end", "igraph PRPACK")] = _in_turns({"end": lambda: prpack(ig_graph())}, 1)["end"]
+    for (kind, label), v in tt.items():
+        if kind == "end":
+            ends[label] = min(v)
+        else:
+            solves[label] = v
+    for label, t_end in ends.items():
+        err = float(np.abs(results[label] - ref).sum())
+        t_solve = min(solves[label])
+        its = k if label in power else None
+        tol_rows.append((name, label, its, t_solve, t_end, err))
+        print(
+            f"  to 1e-6: {label:20s} iters {its!s:>4}  solve {t_solve:.3f} s  "
+            f"from edges {t_end:.3f} s  L1 err {err:.1e}",
+            flush=True,
+        )
 
 
 def _nx_iters(G, iters):
@@ -258,7 +322,11 @@ def startup_seconds():
     data = ROOT / "datasets" / "data" / "ego-Facebook.txt.gz"
     cmd = [sys.executable, "-m", "gas.cli", "pagerank", str(data), "--top", "0", "-q"]
     subprocess.run(cmd, check=True, capture_output=True)  # warm the cache
-    best = min(_timeit(lambda: subprocess.run(cmd, check=True, capture_output=True))[0] for _ in range(3))
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True)
+        best = min(best, time.perf_counter() - t0)
     return best
 
 
@@ -267,10 +335,12 @@ def main():
     ap.add_argument("--scales", type=int, nargs="*", default=[20, 22])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     from gas.datasets import rmat
 
+    load0 = os.getloadavg()[0]
     rows, tol_rows = [], []
     graphs = []
     slash = SHARED / "soc-Slashdot0811" / "soc-Slashdot0811.txt.gz"
@@ -287,7 +357,7 @@ def main():
         t0 = time.perf_counter()
         g = make()
         print(f"built {name} in {time.perf_counter() - t0:.1f} s", flush=True)
-        bench_graph(name, g, args.threads, args.iters, rows, tol_rows)
+        bench_graph(name, g, args.threads, args.iters, args.rounds, rows, tol_rows)
         del g
     start = startup_seconds()
     print(f"\ngas pagerank start-up on the bundled graph (warm cache): {start:.2f} s")
@@ -295,30 +365,42 @@ def main():
         return
     from _results import write_section
 
+    load = os.getloadavg()[0]
     lines = [
-        f"`python bench/pagerank.py` — {args.threads} threads, best of {REPEAT} rounds of "
-        f"{args.iters} iterations after a warm-up, "
-        "R-MAT edge factor 16 (a=0.57, b=0.19, c=0.19, seed 0, duplicates collapsed), "
-        "all solvers with networkx's normalization. Measured side by side in one run on the "
-        "2-core machine. The last column is gaslab's speed-up (peer time / gaslab time), "
-        "so a value under 1 means the peer is faster.",
+        f"`python bench/pagerank.py` — {args.threads} threads; every solver built and warmed "
+        f"up, then {args.iters} iterations each in turn, {args.rounds} rounds (load average "
+        f"{load0:.2f} at the start, {load:.2f} at the end). R-MAT edge factor 16 (a=0.57, "
+        "b=0.19, c=0.19, seed 0, duplicates collapsed); all solvers with networkx's "
+        "normalization; gaslab runs the bundled `PageRankProgram` through whole `run` calls "
+        "(init included). Speed-up = peer time / gaslab time, from the fastest rounds and as "
+        "the median of the per-round ratios (each ratio from runs seconds apart); under 1 means "
+        "the peer is faster.",
         "",
-        "| graph | solver | ms / iteration | M edges/s | gaslab speed-up |",
-        "|---|---|---:|---:|---:|",
+        "| graph | solver | fastest ms / iteration | median ms | M edges/s (fastest) "
+        "| gaslab speed-up (fastest) | gaslab speed-up (median paired) |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
-    lines += [f"| {g} | {p} | {s * 1e3:.1f} | {e:.0f} | {r:.2f} |" for g, p, s, e, r in rows]
+    lines += [
+        f"| {g} | {p} | {b * 1e3:.1f} | {md * 1e3:.1f} | {e:.0f} | {r:.2f} | {pr:.2f} |"
+        for g, p, b, md, e, r, pr in rows
+    ]
     lines += [
         "",
         "To a tolerance: wall time to an L1 error ≤ 1e-6 against a reference iterated to an "
-        "L1 change < 1e-10, so its own error is below 1e-9 (power iterations: the same "
-        "iteration count for every power solver; gaslab includes building its engine; "
-        "PRPACK is a Gauss-Seidel/direct solver and runs to its own tolerance).",
+        "L1 change < 1e-10, so its own error is below 1e-9. Power iterations run the same "
+        "iteration count. *Solve*: on a ready solver (gaslab: a warm engine; scipy, graphblas: "
+        "the matrix built). *From edges*: the whole job from the deduplicated edge arrays "
+        "(gaslab: `Graph.from_edges`, the engine, its blocked layout; scipy: `csr_array`; "
+        "graphblas: `Matrix.from_coo`; igraph: `Graph` from an (m, 2) numpy array, which "
+        "it converts edge by edge, timed once). PRPACK is a Gauss-Seidel/direct "
+        "solver and runs to its own tolerance. Solvers in turns, best of 3.",
         "",
-        "| graph | solver | iterations | seconds | L1 error |",
-        "|---|---|---:|---:|---:|",
+        "| graph | solver | iterations | solve s | from edges s | L1 error |",
+        "|---|---|---:|---:|---:|---:|",
     ]
     lines += [
-        f"| {g} | {p} | {k if k is not None else '—'} | {t:.3f} | {e:.1e} |" for g, p, k, t, e in tol_rows
+        f"| {g} | {p} | {k if k is not None else '—'} | {ts:.3f} | {te:.3f} | {e:.1e} |"
+        for g, p, k, ts, te, e in tol_rows
     ]
     lines += [
         "",
