@@ -18,8 +18,8 @@ soc-Slashdot0811 when ../shared/datasets is present) it reports:
 * to a tolerance: wall time to an L1 error <= 1e-6 against a reference converged to an L1 change
   below 1e-10 (scipy power iteration), for gaslab, scipy, graphblas (the same iteration count)
   and igraph's PRPACK solver; both the solve on a ready solver and the whole job from the edge
-  arrays (gaslab: the graph, the engine and its blocked layout; scipy: the CSR matrix;
-  graphblas: the matrix; igraph: its graph), solvers in turns, best of 3;
+  arrays in a random order (gaslab: the graph, the engine and its blocked layout; scipy: the CSR
+  matrix; graphblas: the matrix; igraph: its graph), solvers in turns, best of 3;
 * ``gas pagerank`` start-up on the bundled graph with a warm compile cache.
 
 Every solver uses the same normalization (networkx's: dangling mass spread evenly).
@@ -248,12 +248,17 @@ def bench_graph(name, g, threads, iters, rounds, rows, tol_rows):
     for label in ("gaslab (README user program)", "gaslab (naive user program)", "networkit"):
         solvers.pop(label, None)  # memory for the builds from edges below (R-MAT-22: GBs each)
     solvers.pop("networkx", None)
+    # the jobs from edges get them in a random order, the same for all (an edge list as a file
+    # or a generator gives it; the graph's own arrays are sorted, which favours some builders)
+    perm = np.random.default_rng(0).permutation(m)
+    esrc, edst = src[perm], dst[perm]
+    del perm
     power = {
-        "gaslab (bundled)": lambda: gaslab_solver(gas.Graph.from_edges(src, dst, num_vertices=n), threads),
-        "scipy CSR": lambda: scipy_solver(src, dst, n),
+        "gaslab (bundled)": lambda: gaslab_solver(gas.Graph.from_edges(esrc, edst, num_vertices=n), threads),
+        "scipy CSR": lambda: scipy_solver(esrc, edst, n),
     }
     if "python-graphblas" in solvers:
-        power["python-graphblas"] = lambda: graphblas_solver(src, dst, n, threads)
+        power["python-graphblas"] = lambda: graphblas_solver(esrc, edst, n, threads)
     ends: dict[str, float] = {}
     solves: dict[str, list[float]] = {}
     results: dict[str, np.ndarray] = {}
@@ -278,7 +283,7 @@ def bench_graph(name, g, threads, iters, rounds, rows, tol_rows):
         import igraph as ig
 
         def ig_graph():
-            return ig.Graph(n=n, edges=np.column_stack([src, dst]), directed=True)
+            return ig.Graph(n=n, edges=np.column_stack([esrc, edst]), directed=True)
 
         def prpack(G):
             results["igraph PRPACK"] = np.array(G.pagerank(damping=ALPHA, implementation="prpack"))
@@ -390,7 +395,8 @@ def main():
         "L1 change < 1e-10, so its own error is below 1e-9. Power iterations run the same "
         "iteration count. *Solve*: on a ready solver (gaslab: a warm engine; scipy, graphblas: "
         "the matrix built). *From edges*: the whole job from the deduplicated edge arrays "
-        "(gaslab: `Graph.from_edges`, the engine, its blocked layout; scipy: `csr_array`; "
+        "in a random order, the same for every solver (gaslab: `Graph.from_edges`, the engine, "
+        "its blocked layout; scipy: `csr_array`; "
         "graphblas: `Matrix.from_coo`; igraph: `Graph` from an (m, 2) numpy array, which "
         "it converts edge by edge, timed once). PRPACK is a Gauss-Seidel/direct "
         "solver and runs to its own tolerance. Solvers in turns, best of 3.",

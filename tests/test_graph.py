@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gas
+from gas.threads import num_threads
 
 
 def test_arbitrary_ids_are_compacted_in_order_and_kept():
@@ -115,3 +116,23 @@ def test_symmetrized_matches_networkx_to_directed():
     H = nx.Graph(list(zip(src.tolist(), dst.tolist()))).to_directed()  # oracle
     ours = sorted(zip(g.ids[g.src].tolist(), g.ids[g.dst].tolist()))
     assert ours == sorted(H.edges())
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_parallel_build_matches_numpy_stable_sorts(threads):
+    # numpy reference: np.lexsort (stable) by (src, dst), the last of each duplicate pair kept
+    # (its weight is the input position), then a stable argsort by target for the in-edges
+    rng = np.random.default_rng(7)
+    src, dst = rng.integers(0, 200, 5000), rng.integers(0, 200, 5000)
+    with num_threads(threads):
+        g = gas.Graph.from_edges(src, dst, num_vertices=200, weights=np.arange(5000.0))
+    order = np.lexsort((dst, src))
+    s, d = src[order], dst[order]
+    last = np.append((s[1:] != s[:-1]) | (d[1:] != d[:-1]), True)
+    np.testing.assert_array_equal(g.src, s[last])
+    np.testing.assert_array_equal(g.dst, d[last])
+    np.testing.assert_array_equal(g.weights, order[last].astype(float))
+    by_dst = np.argsort(g.dst, kind="stable")
+    np.testing.assert_array_equal(g.in_eid, by_dst)
+    np.testing.assert_array_equal(g.in_src, g.src[by_dst])
+    np.testing.assert_array_equal(g.in_indptr, np.r_[0, np.cumsum(np.bincount(g.dst, minlength=200))])
