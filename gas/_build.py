@@ -77,9 +77,15 @@ def _take(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return out
 
 
+def _parts(m: int, n: int) -> int:
+    """Threads for a counting sort of ``m`` keys below ``n``: each needs its own ``n`` counts,
+    so one thread when there are fewer keys than buckets (a huge ``num_vertices``)."""
+    return get_num_threads() if m >= n else 1
+
+
 def _sorted_edge_order(src: np.ndarray, dst: np.ndarray, n: int) -> np.ndarray:
     """Order of edges sorted by (src, dst), stable for equal pairs (LSD: dst pass, then src)."""
-    parts = get_num_threads()
+    parts = _parts(src.shape[0], n)
     _, by_dst = _counting_order(dst, n, parts)
     _, by_src = _counting_order(_take(src, by_dst), n, parts)
     return _take(by_dst, by_src)
@@ -122,5 +128,5 @@ def build_csr(
 
 def build_csc(src_sorted: np.ndarray, dst_sorted: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
     """In-edge (CSC) arrays from CSR-ordered edges: ``(indptr, in_src, in_eid)``."""
-    indptr, order = _counting_order(dst_sorted, n, get_num_threads())
+    indptr, order = _counting_order(dst_sorted, n, _parts(dst_sorted.shape[0], n))
     return indptr, _take(src_sorted, order), order

@@ -133,13 +133,6 @@ def _header(spec: ProgramSpec, jit: bool) -> str:
     else:
         parts = ", ".join(f"np.float64(r[{j}])" for j in range(len(spec.agg_names)))
         body = f"({parts},)" if spec.agg_names else "(0.0,)"
-    # scatter's reads of v that no write can change, made once per vertex (ProgramSpec.scatter_hoist)
-    hoisted = ", ".join(f"VC[{i}][v]" for i in spec.scatter_hoist)
-    lines += [
-        "@njit(inline='always')",
-        "def _scatter_pre(p, VC, EC, v):",
-        f"    return ({hoisted},)" if hoisted else "    return (np.int8(0),)",
-    ]
     lines += ["@njit", "def _agg_tuple(p, VC, EC, v):"]
     lines += ["    r = _aggregate(p, VC, EC, v)"] if len(spec.agg_names) > 1 else []
     lines += [f"    return {body}"]

@@ -73,12 +73,10 @@ class _Rewriter(ast.NodeTransformer):
         ecols: dict[str, int],
         line0: int,
         filename: str,
-        hoisted: tuple[str, dict[str, int]] | None = None,
     ) -> None:
         self.where, self.roles, self.known = where, roles, known
         self.vcols, self.ecols = vcols, ecols
         self.line0, self.filename = line0, filename
-        self.hoisted = hoisted
 
     def _err(self, node: ast.AST, msg: str) -> ProgramError:
         line = self.line0 + getattr(node, "lineno", 1) - 1
@@ -98,15 +96,6 @@ class _Rewriter(ast.NodeTransformer):
                 f"uses unknown {_WHAT[role]} '{name}.{attr}'{_suggest(attr, names)} "
                 f"Known: {sorted(names)}. Fix: {_FIX[role].format(a=attr)}.",
             )
-        if self.hoisted and name == self.hoisted[0] and attr in self.hoisted[1]:
-            if isinstance(node.ctx, ast.Store):  # _scatter_hoist excludes written fields
-                raise self._err(node, f"assigns '{name}.{attr}', which was read once for all edges")
-            item = ast.Subscript(
-                value=ast.Name(id="_H", ctx=ast.Load()),
-                slice=ast.Constant(self.hoisted[1][attr]),
-                ctx=ast.Load(),
-            )
-            return ast.copy_location(item, node)
         if role == "vertex":
             if attr == "vid":
                 if isinstance(node.ctx, ast.Store):
@@ -140,14 +129,11 @@ def rewrite_method(
     known: dict[str, list[str]],
     vcols: dict[str, int],
     ecols: dict[str, int],
-    hoist: dict[str, int] | None = None,
 ) -> Callable[..., Any]:
     """Return ``fn`` rewritten to take ``(self, _VC, _EC, *params)`` with ids for records.
 
     ``roles_by_position`` gives the role of each parameter after ``self``: ``"vertex"``,
-    ``"edge"``, ``"ctx"`` or ``""`` for a plain value. With ``hoist`` (field -> position) the
-    function takes one more parameter, ``_H``, a tuple of values read before the call, and a read
-    of such a field on the first parameter becomes ``_H[position]``.
+    ``"edge"``, ``"ctx"`` or ``""`` for a plain value.
     """
     try:
         src = textwrap.dedent(inspect.getsource(fn))
@@ -168,12 +154,11 @@ def rewrite_method(
         if r:
             roles[p] = r
     line0 = fn.__code__.co_firstlineno
-    hoisted = (params[1], hoist) if hoist is not None and len(params) > 1 else None
-    rw = _Rewriter(where, roles, known, vcols, ecols, line0, fn.__code__.co_filename, hoisted)
-    fdef.body = [rw.visit(s) for s in fdef.body]
+    fdef.body = [
+        _Rewriter(where, roles, known, vcols, ecols, line0, fn.__code__.co_filename).visit(s)
+        for s in fdef.body
+    ]
     fdef.args.args = fdef.args.args[:1] + [ast.arg(arg="_VC"), ast.arg(arg="_EC")] + fdef.args.args[1:]
-    if hoist is not None:
-        fdef.args.args.append(ast.arg(arg="_H"))
     ast.fix_missing_locations(tree)
     ast.increment_lineno(tree, line0 - 1)
     with AST_LOCK:

@@ -122,16 +122,15 @@ def k_scatter(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src
         p = params[0]
         for v in range(chunks[c], chunks[c + 1]):
             if active[v]:
-                h = _scatter_pre(p, VC, EC, v)
                 if SCATTER_OUT:
                     for e in range(out_indptr[v], out_indptr[v + 1]):
                         u = dst[e]
-                        if _scatter(p, VC, EC, v, e, u, h) > 0:
+                        if _scatter(p, VC, EC, v, e, u) > 0:
                             signal[u] = 1
                 if SCATTER_IN:
                     for k in range(in_indptr[v], in_indptr[v + 1]):
                         u = in_src[k]
-                        if _scatter(p, VC, EC, v, in_eid[k], u, h) > 0:
+                        if _scatter(p, VC, EC, v, in_eid[k], u) > 0:
                             signal[u] = 1
 
 
@@ -225,15 +224,14 @@ def _signal(queued, prio, u, r, shared):
 
 @njit(cache=True, inline="always")
 def _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio, shared=True):
-    h = _scatter_pre(p, VC, EC, v)
     if SCATTER_OUT:
         for e in range(out_indptr[v], out_indptr[v + 1]):
             u = dst[e]
-            _signal(queued, prio, u, _scatter(p, VC, EC, v, e, u, h), shared)
+            _signal(queued, prio, u, _scatter(p, VC, EC, v, e, u), shared)
     if SCATTER_IN:
         for k in range(in_indptr[v], in_indptr[v + 1]):
             u = in_src[k]
-            _signal(queued, prio, u, _scatter(p, VC, EC, v, in_eid[k], u, h), shared)
+            _signal(queued, prio, u, _scatter(p, VC, EC, v, in_eid[k], u), shared)
 
 
 @njit(parallel=True, cache=True)

@@ -64,14 +64,12 @@ def typecheck(spec: ProgramSpec, VC: tuple, EC: tuple, params: np.ndarray, ctx: 
     if spec.gather_shape:
         gt = types.Array(gt, len(spec.gather_shape), "C")
     i = types.int64
-    hoisted = [vc[j].dtype for j in spec.scatter_hoist]  # see ProgramSpec.scatter_hoist
-    ht = types.Tuple(hoisted) if hoisted else types.UniTuple(types.int8, 1)
     argtypes = {
         "init": (pt, vc, ec, i, ct),
         "gather": (pt, vc, ec, i, i, i, gt) if spec.gather_shape else (pt, vc, ec, i, i, i),
         "sum": (pt, vc, ec, gt, gt),
         "apply": (pt, vc, ec, i, gt, ct),
-        "scatter": (pt, vc, ec, i, i, i, ht),
+        "scatter": (pt, vc, ec, i, i, i),
         "aggregate": (pt, vc, ec, i),
         "priority": (pt, vc, ec, i),
     }

@@ -186,9 +186,6 @@ class ProgramSpec:
     output: str
     writes: frozenset[tuple[str, str, str]] = frozenset()
     gather_refs: frozenset[tuple[str, str]] = frozenset()
-    # vertex columns ``scatter`` reads on ``v`` and never writes: read once per vertex, before
-    # its edge loop, and handed to each edge's call (``_H``); see _scatter_hoist
-    scatter_hoist: tuple[int, ...] = ()
 
     @cached_property
     def gather_nbr_fields(self) -> frozenset[str] | None:
@@ -335,24 +332,6 @@ def _accesses(
     return writes, refs
 
 
-def _scatter_hoist(
-    writes: set[tuple[str, str, str]], refs: set[tuple[str, str]], dtypes: dict[str, np.dtype]
-) -> tuple[str, ...]:
-    """The scalar fields ``scatter`` reads on ``v`` and writes nowhere (on ``v`` or ``nbr``,
-    which is ``v`` on a self-loop), sorted. The kernels read them once per vertex instead of once
-    per edge: compiled, every edge's write to a neighbour's column could alias the column ``v``
-    is read from, so the compiler reloads it after each write. No other thread writes ``v``'s
-    fields while ``v`` scatters (its apply ran before, in the same thread)."""
-    written = {f for _, r, f in writes if r in ("v", "nbr")}
-    return tuple(
-        sorted(
-            f
-            for r, f in refs
-            if r == "v" and f in dtypes and f not in written and not np.dtype(dtypes[f]).shape
-        )
-    )
-
-
 def _param_fields(program: VertexProgram) -> dict[str, Any]:
     """Numeric attributes of the instance and its class (not the base class's settings)."""
     out: dict[str, Any] = {}
@@ -485,23 +464,12 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
     rewritten = {}
     writes: set[tuple[str, str, str]] = set()
     gather_refs: set[tuple[str, str]] = set()
-    hoist: tuple[str, ...] = ()
     for name, fn in fns.items():
         if fn is None:
             continue
         roles = tuple(_ROLES.get(a, "") for a in methods[name][0])
+        rewritten[name] = rewrite_method(fn, f"{cls_name}.{name}", roles, known, vindex, eindex)
         w, refs = _accesses(fn, name, methods[name][0])
-        if name == "scatter":
-            hoist = _scatter_hoist(w, refs, dict(vcols))
-        rewritten[name] = rewrite_method(
-            fn,
-            f"{cls_name}.{name}",
-            roles,
-            known,
-            vindex,
-            eindex,
-            hoist={f: k for k, f in enumerate(hoist)} if name == "scatter" else None,
-        )
         writes |= {x for x in w if x[1] in ("e", "nbr")}
         if name == "gather":
             gather_refs = refs
@@ -530,5 +498,4 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
         output=out,
         writes=frozenset(writes),
         gather_refs=frozenset(gather_refs),
-        scatter_hoist=tuple(vindex[f] for f in hoist),
     )
