@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-__all__ = ["compact_ids", "build_csr", "build_csc"]
+__all__ = ["compact_ids", "build_csr", "build_csc", "degree_order", "take_into"]
 
 
 @njit(cache=True)
@@ -69,12 +69,29 @@ def _counting_order(keys: np.ndarray, n: int, parts: int) -> tuple[np.ndarray, n
 
 
 @njit(parallel=True, cache=True)
+def take_into(a: np.ndarray, idx: np.ndarray, out: np.ndarray) -> None:
+    """``out[:] = a[idx]`` on every thread (``out`` may be a narrower type than ``a``)."""
+    for i in prange(idx.shape[0]):
+        out[i] = a[idx[i]]
+
+
 def _take(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """``a[idx]`` on every thread."""
     out = np.empty(idx.shape[0], a.dtype)
-    for i in prange(idx.shape[0]):
-        out[i] = a[idx[i]]
+    take_into(a, idx, out)
     return out
+
+
+def degree_order(indptr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows by length (``indptr``'s degrees), longest first, ties in id order, and the inverse:
+    ``order[i]`` is the row numbered ``i``, ``newid[order[i]] == i`` (a stable counting sort)."""
+    n = indptr.shape[0] - 1
+    deg = np.diff(indptr)
+    top = int(deg.max()) if n else 0
+    _, order = _counting_order(top - deg, top + 1, _parts(n, top + 1))
+    newid = np.empty(n, np.int64)
+    newid[order] = np.arange(n, dtype=np.int64)
+    return order, newid
 
 
 def _parts(m: int, n: int) -> int:

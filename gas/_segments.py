@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
+from gas._build import degree_order, take_into
+
 __all__ = ["Segments", "build_segments", "permute"]
 
 
@@ -67,35 +69,6 @@ def permute(seg: Segments, col: np.ndarray, out: np.ndarray) -> None:
     """``out[i] = col[seg.order[i]]``: a scalar vertex column in the relabelled layout's order
     (one scattered write per vertex, measured faster than one scattered read per slot)."""
     _permute_scalars(seg.newid, col, out)
-
-
-@njit(cache=True)
-def _degree_order(out_indptr):
-    """Vertices by out-degree, highest first, ties in id order (a counting sort) and the inverse:
-    ``order[i]`` is the vertex numbered ``i``, ``newid[order[i]] == i``."""
-    n = out_indptr.shape[0] - 1
-    top = 0
-    for v in range(n):
-        top = max(top, out_indptr[v + 1] - out_indptr[v])
-    start = np.zeros(top + 2, np.int64)
-    for v in range(n):
-        start[top - (out_indptr[v + 1] - out_indptr[v]) + 1] += 1
-    for d in range(1, top + 2):
-        start[d] += start[d - 1]
-    order = np.empty(n, np.int64)
-    newid = np.empty(n, np.int64)
-    for v in range(n):
-        d = top - (out_indptr[v + 1] - out_indptr[v])
-        order[start[d]] = v
-        newid[v] = start[d]
-        start[d] += 1
-    return order, newid
-
-
-@njit(parallel=True, cache=True)
-def _renumber(in_src, newid, out):
-    for k in prange(in_src.shape[0]):
-        out[k] = newid[in_src[k]]
 
 
 @njit(cache=True)
@@ -147,9 +120,9 @@ def build_segments(graph, segment_size: int, chunks: int, relabel: bool = False)
     idx = np.int32 if max(n, m) < 2**31 - 1 else np.int64  # halves the streamed bytes
     in_src, order, newid = graph.in_src, None, None
     if relabel:
-        order, newid = _degree_order(graph.out_indptr)
+        order, newid = degree_order(graph.out_indptr)
         in_src = np.empty(m, idx)
-        _renumber(graph.in_src, newid, in_src)
+        take_into(newid, graph.in_src, in_src)
     ecount, bcount = _count(graph.in_indptr, in_src, n, segment_size, nseg)
     eoff = np.zeros(nseg + 1, np.int64)
     np.cumsum(ecount, out=eoff[1:])

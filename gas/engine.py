@@ -183,6 +183,7 @@ class SyncEngine:
         # copies of neighbour-read columns for the relabelled blocked layout (_relabelled_columns)
         self._perm_layout: Segments | None = None
         self._perm_bufs: dict[str, np.ndarray] = {}
+        self._all_ids: np.ndarray | None = None  # every vertex id, for _own_priority
         if not self._checked:
             typecheck(self.spec, self.VC, self.EC, self.params, self.ctx)
         self.k = load_kernels(self.spec, jit=not debug)
@@ -238,9 +239,9 @@ class SyncEngine:
     def _own_priority(self, idx: np.ndarray | None = None) -> np.ndarray:
         """The program's ``priority(v)`` of each vertex in ``idx`` (default: every vertex)."""
         if idx is None:
-            idx = getattr(self, "_all_ids", None)
-            if idx is None:
-                idx = self._all_ids = np.arange(self.graph.num_vertices, dtype=np.int64)
+            if self._all_ids is None:
+                self._all_ids = np.arange(self.graph.num_vertices, dtype=np.int64)
+            idx = self._all_ids
         out = np.empty(idx.shape[0], np.float64)
         if idx.size:
             self.k.k_priorities(idx, self.VC, self.EC, self.params, out)
