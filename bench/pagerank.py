@@ -166,6 +166,19 @@ def networkx_solver(src, dst, n):
     return lambda iters: _nx_iters(G, iters)
 
 
+def reference(sp_run, n):
+    """PageRank by scipy power iteration until the L1 change is below 1e-10 (its own error is
+    about that change * alpha / (1 - alpha) < 1e-9)."""
+    ref = np.full(n, 1.0 / n)
+    for _ in range(1000):
+        nxt = sp_run(1, ref)
+        change = float(np.abs(nxt - ref).sum())
+        ref = nxt
+        if change < 1e-10:
+            break
+    return ref
+
+
 def _in_turns(fns: dict, rounds: int) -> dict[str, list[float]]:
     """Run every callable once per round, in turns, and return each one's times. On a machine
     shared with other work the load moves by more than the differences measured; solvers timed
@@ -232,13 +245,7 @@ def bench_graph(name, g, threads, iters, rounds, rows, tol_rows):
     # ---- to a tolerance: L1 error <= 1e-6 against a tightly converged reference (its own
     # error is about its last L1 change * alpha / (1 - alpha) < 1e-9, far below the target)
     sp_run = solvers["scipy CSR"]
-    ref = np.full(n, 1.0 / n)
-    for _ in range(1000):
-        nxt = sp_run(1, ref)
-        change = float(np.abs(nxt - ref).sum())
-        ref = nxt
-        if change < 1e-10:
-            break
+    ref = reference(sp_run, n)
     x, k = np.full(n, 1.0 / n), 0
     while True:
         x = sp_run(1, x)

@@ -40,7 +40,9 @@ scatter that writes its neighbours' data (``full`` consistency) then need not si
 residual-push PageRank the neighbour's residual is its priority, and an edge costs one add
 instead of an add, a threshold test and a maximum (bench/RESULTS.md, "Asynchronous
 engine"). This is PowerGraph's message priority without the message: the pending value
-lives in a vertex field.
+lives in a vertex field. On one thread the ``priority`` pass takes ``p_max`` from the end of the
+previous pass, so a ``progress`` callback that changes the data ``priority`` reads reports the
+new highest value with :meth:`AsyncEngine.raise_top_priority`.
 
 After each round the aggregates are recomputed (``ctx.<name>`` is at most one round old),
 ``ctx.iteration`` is the round number, and ``converged(ctx)`` may stop the run. The run stops
@@ -203,6 +205,27 @@ class AsyncEngine(SyncEngine):
         queued[idx] = 1
         prio[idx] = np.maximum(prio[idx], p)
         self._top = max(self._top, float(p.max()))
+
+    def raise_top_priority(self, value: float) -> None:
+        """Tell the relaxed priority scheduler, from a ``progress`` callback of a running
+        :meth:`run`, that a vertex's own ``priority(v)`` may now be as high as ``value``.
+
+        A callback that changes the vertex data a program's ``priority`` reads needs no
+        :meth:`schedule` (the engine reads ``priority(v)`` on every pass), but the next round's
+        threshold is ``priority_ratio`` times the highest priority the engine last saw; this
+        raises that highest value. It never lowers it.
+
+        Parameters
+        ----------
+        value : float
+            A non-negative priority.
+        """
+        if getattr(self, "_queued", None) is None:
+            raise GasError("AsyncEngine.raise_top_priority is for progress callbacks of a running run()")
+        value = float(value)
+        if not value >= 0.0:
+            raise GasError(f"Expected a non-negative priority (got {value})")
+        self._top = max(self._top, value)
 
     def _groups(self) -> tuple[np.ndarray | None, bool]:
         """Colour of every vertex (None: one group) and whether to run on one thread."""

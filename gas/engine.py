@@ -364,6 +364,24 @@ class SyncEngine:
             out[name] = float(vals[j])
         return out
 
+    def refresh_aggregates(self) -> dict[str, float]:
+        """Recompute the program's aggregates from the vertex data as it is now, for a
+        ``progress`` callback that changed it between supersteps: the next superstep's ``ctx``
+        and the ``converged`` test after the callback read the new values (on processes, every
+        rank must call it). Returns them by name.
+
+        Examples
+        --------
+        >>> import gas
+        >>> from gas.algorithms import PageRankProgram
+        >>> eng = gas.SyncEngine(gas.Graph.from_edges([0, 1], [1, 2]), PageRankProgram())
+        >>> _ = eng.run(1)
+        >>> eng.columns["rank"][2] = 0.5  # vertex 2 has no out-edge: dangling mass
+        >>> round(eng.refresh_aggregates()["dangling"], 3)
+        0.5
+        """
+        return self._aggregate()
+
     def run(
         self,
         max_iter: int = 100,

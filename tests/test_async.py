@@ -306,6 +306,57 @@ def test_schedule_from_a_progress_callback():
         eng.schedule(np.ones(3, bool))
 
 
+class Want(gas.VertexProgram):
+    """Schedules itself while ``want`` > 0 (priority ``want``); a run clears it."""
+
+    vertex_data = {"want": np.float64, "when": np.int64}
+    gather_edges = gas.NONE
+
+    def init(self, v, ctx):
+        v.want = 1.0
+        v.when = -1
+
+    def apply(self, v, total, ctx):
+        v.want = 0.0
+        v.when = ctx.iteration
+
+    def priority(self, v):
+        return v.want
+
+
+@pytest.mark.parametrize("raise_top", [False, True])
+def test_raise_top_priority_sets_the_next_threshold(raise_top):
+    # hand-worked, one thread, ratio 1 (only the highest priority runs): all four run in round 0;
+    # the callback then gives vertices 1, 2, 3 priorities 1, 1, 10. Told of the 10, the engine
+    # runs vertex 3 alone in round 1 and 1, 2 in round 2; not told, its threshold is still the
+    # highest priority left after round 0 (0), so 1, 2 and 3 all run in round 1
+    g = gas.Graph.from_edges([], [], num_vertices=4)
+    eng = gas.AsyncEngine(g, Want(), scheduler="priority", priority_ratio=1.0, threads=1)
+
+    def hook(stat):
+        if stat["iteration"] == 0:
+            eng.columns["want"][1:] = [1.0, 1.0, 10.0]
+            if raise_top:
+                eng.raise_top_priority(10.0)
+                eng.raise_top_priority(2.0)  # never lowers it
+
+    eng.run(progress=hook)
+    assert eng.columns["when"].tolist() == ([0, 2, 2, 1] if raise_top else [0, 1, 1, 1])
+    with pytest.raises(gas.GasError, match="progress callbacks"):
+        eng.raise_top_priority(1.0)
+
+
+def test_raise_top_priority_rejects_a_negative_value():
+    g = gas.Graph.from_edges([], [], num_vertices=2)
+    eng = gas.AsyncEngine(g, Want(), scheduler="priority", threads=1)
+
+    def hook(stat):
+        eng.raise_top_priority(-1.0)
+
+    with pytest.raises(gas.GasError, match="non-negative"):
+        eng.run(progress=hook)
+
+
 def test_residual_shift_moves_a_uniform_residual_into_the_normalisation():
     # every vertex has out-edges, so residuals stay near a common level that the shift removes;
     # the answer still equals networkx.pagerank (independent reference), and the pushes needed

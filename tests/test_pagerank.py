@@ -8,6 +8,7 @@ import pytest
 from conftest import nx_digraph, shared_path
 
 import gas
+import gas.datasets
 from gas.algorithms import pagerank
 
 SHARED_DIRECTED = [
@@ -151,3 +152,83 @@ def test_segmented_gather_matches_networkx(segment_size, relabel, monkeypatch):
     ours = pagerank(gw, tol=1e-13, max_iter=1000, weight="weight")
     ref = nx.pagerank(Gw, tol=1e-13, max_iter=1000, weight="weight")
     assert np.abs(ours - np.array([ref[i] for i in range(1000)])).sum() <= 1e-10
+
+
+# -- Aitken extrapolation (pagerank's extrapolate_every) --------------------------------------------
+
+
+def _extrapolated_model(g: gas.Graph, alpha: float, every: int, align: float, steps: int):
+    """The same supersteps written independently with dense numpy: power iteration with dangling
+    mass spread evenly; after every ``every``-th step, x += lam / (1 - lam) * d with
+    lam = <d, d> / <d, d_prev> (d the step just made, d_prev the one before), if
+    0 < lam <= alpha and <d, d_prev>^2 >= align <d, d> <d_prev, d_prev>. Returns the iterates
+    and how many extrapolations ran."""
+    n = g.num_vertices
+    deg = np.bincount(g.src, minlength=n).astype(float)
+    M = np.zeros((n, n))
+    np.add.at(M, (g.dst, g.src), 1.0)
+    M /= np.where(deg > 0, deg, 1.0)
+    x = np.full(n, 1.0 / n)
+    out, done, d_prev = [], 0, None
+    for it in range(1, steps + 1):
+        new = (1 - alpha) / n + alpha * (M @ x + x[deg == 0].sum() / n)
+        d = new - x
+        if it % every == 0 and d_prev is not None:
+            cross, sq, psq = d @ d_prev, d @ d, d_prev @ d_prev
+            if cross > 0 and cross * cross >= align * sq * psq and 0 < sq / cross <= alpha:
+                lam = sq / cross
+                new = new + lam / (1 - lam) * d
+                done += 1
+        d_prev = d if it % every == every - 1 else None if it % every == 0 else d_prev
+        x = new
+        out.append(x.copy())
+    return out, done
+
+
+def test_extrapolated_supersteps_match_a_numpy_model():
+    from gas.algorithms.pagerank import _Extrapolation
+
+    g = gas.datasets.rmat_graph(11, 8, seed=3)
+    eng = gas.SyncEngine(g, gas.algorithms.PageRankProgram(0.85, 0.0), threads=2)
+    got = []
+    hook = _Extrapolation(
+        eng, g.out_degree, 0.85, 4, lambda stat: got.append(eng.columns["rank"].copy()), 0.9
+    )
+    eng.run(24, progress=hook)
+    want, done = _extrapolated_model(g, 0.85, 4, 0.9, 24)
+    assert done >= 2 and hook.count == done  # the case exercises the extrapolation
+    for a, b in zip(got, want):
+        assert np.abs(a - b).sum() <= 1e-13
+    assert abs(got[-1].sum() - 1.0) <= 1e-12
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_extrapolation_takes_fewer_supersteps_to_networkx_answer(weighted):
+    # R-MAT scale 12: to networkx's rule at 1e-12 the extrapolated runs take fewer supersteps
+    # than power iteration (measured: 14 against 17 unweighted, 15 against 17 weighted); both
+    # answers are within networkx's own error bound for that rule, N * tol * alpha / (1 - alpha),
+    # of networkx's answer at tol 1e-15
+    g = gas.datasets.rmat_graph(12, 8, seed=1)
+    kw = {}
+    if weighted:
+        w = np.random.default_rng(1).uniform(0.5, 2.0, g.num_edges)
+        g = gas.Graph.from_edges(g.src, g.dst, num_vertices=g.num_vertices, weights=w)
+        kw = {"weight": "weight"}
+    G = nx.DiGraph()
+    G.add_nodes_from(range(g.num_vertices))
+    w = g.edata["weight"] if weighted else np.ones(g.num_edges)
+    G.add_weighted_edges_from(zip(g.src.tolist(), g.dst.tolist(), w.tolist()))
+    ref = nx.pagerank(G, alpha=0.85, tol=1e-15, max_iter=10**4, weight="weight")
+    ref = np.array([ref[int(i)] for i in g.ids])
+    plain, rp = pagerank(g, tol=1e-12, extrapolate_every=0, max_iter=500, return_result=True, **kw)
+    fast, rf = pagerank(g, tol=1e-12, max_iter=500, return_result=True, **kw)
+    assert rf.iterations < rp.iterations
+    bound = g.num_vertices * 1e-12 * 0.85 / 0.15
+    assert np.abs(plain - ref).sum() <= bound
+    assert np.abs(fast - ref).sum() <= bound
+
+
+def test_extrapolation_needs_a_few_supersteps_between():
+    g = gas.Graph.from_edges([0, 1], [1, 2])
+    with pytest.raises(ValueError, match="extrapolate_every >= 3"):
+        pagerank(g, extrapolate_every=2)
