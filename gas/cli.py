@@ -84,6 +84,17 @@ def _finish(args: argparse.Namespace, g: Any, values: np.ndarray, fmt: str) -> N
 def _cmd_pagerank(args: argparse.Namespace) -> int:
     from gas.algorithms import pagerank
 
+    every = args.extrapolate_every
+    if every is not None and (every < 0 or 0 < every < 3):
+        raise GasError(f"Expected --extrapolate-every 0 (none) or at least 3 (got {every})")
+    if every:
+        from gas.runtime.launch import detect_world
+
+        if (args.procs or 1) > 1 or detect_world()[1] > 1 or args.checkpoint_dir:
+            raise GasError(
+                "--extrapolate-every runs in one process only, without --checkpoint-dir (the process "
+                "runtime runs plain power iteration): drop it, or --procs/the launcher/--checkpoint-dir"
+            )
     if (status := _distributed_file(args, "pagerank")) is not None:
         return status
     g = _load(args)
@@ -105,6 +116,7 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
             engine=args.engine,
             scheduler=args.scheduler,
             consistency=args.consistency,
+            extrapolate_every=6 if args.extrapolate_every is None else args.extrapolate_every,
         )
     for w in caught:
         print(f"gas: warning: {w.message}", file=sys.stderr)
@@ -299,6 +311,16 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("--max-iter", type=int, default=100, help="most iterations (async: rounds)")
+    p.add_argument(
+        "--extrapolate-every",
+        type=int,
+        default=None,
+        metavar="N",
+        help=(
+            "synchronous engine, one process: an Aitken extrapolation every N supersteps when the "
+            "last two steps point the same way (default 6; 0: plain power iteration)"
+        ),
+    )
     add_async_options(p, default_scheduler="priority")
     p.add_argument("--top", type=int, default=10, help="print the top K vertices (0: none)")
     p.add_argument("--weighted", action="store_true", help="use the third column as edge weights")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import gzip
 
 import networkx as nx
+import numpy as np
 import pytest
 
+import gas
 from gas.cli import build_parser, main
 
 EDGES = "# a comment\n10\t20\n20\t30\n30\t10\n30\t40\n50\t50\n"
@@ -126,3 +128,31 @@ def test_undirected_pagerank_on_bundled_graph(tmp_path, capsys):
     assert sum(abs(got[k] - ref[k]) for k in ref) < 1e-4  # both at tol=1e-6: L1 <= N*tol scale
     top = capsys.readouterr().out.splitlines()[1].split("\t")[0]
     assert int(top) == max(ref, key=ref.get)
+
+
+def test_pagerank_extrapolate_every(edge_file, tmp_path, capsys):
+    # --extrapolate-every 0 is plain power iteration, the same ranks as the library's
+    # pagerank(extrapolate_every=0); the option is refused on several processes
+    out = tmp_path / "pr.tsv"
+    args = [
+        "pagerank",
+        str(edge_file),
+        "-o",
+        str(out),
+        "-q",
+        "--top",
+        "0",
+        "--tol",
+        "1e-12",
+        "--max-iter",
+        "1000",
+    ]
+    assert main(args + ["--extrapolate-every", "0"]) == 0
+    g = gas.io.load(edge_file)
+    want = gas.algorithms.pagerank(g, tol=1e-12, max_iter=1000, extrapolate_every=0)
+    got = {line.split("\t")[0]: float(line.split("\t")[1]) for line in out.read_text().splitlines()}
+    assert np.allclose([got[str(i)] for i in g.ids.tolist()], want, rtol=0, atol=1e-15)
+    assert main(args + ["--extrapolate-every", "2"]) == 2
+    assert "--extrapolate-every 0 (none) or at least 3" in capsys.readouterr().err
+    assert main(args + ["--extrapolate-every", "6", "--procs", "2"]) == 2
+    assert "one process only" in capsys.readouterr().err
