@@ -179,6 +179,16 @@ def reference(sp_run, n):
     return ref
 
 
+def power_iterations_to(sp_run, ref, target, limit=500):
+    """Power iterations (scipy's, the same whoever runs them) until the L1 error against ``ref``
+    is at most ``target`` (at most ``limit``)."""
+    x, k = np.full(ref.shape[0], 1.0 / ref.shape[0]), 0
+    while float(np.abs(x - ref).sum()) > target and k < limit:
+        x = sp_run(1, x)
+        k += 1
+    return k
+
+
 def _in_turns(fns: dict, rounds: int) -> dict[str, list[float]]:
     """Run every callable once per round, in turns, and return each one's times. On a machine
     shared with other work the load moves by more than the differences measured; solvers timed
@@ -246,12 +256,7 @@ def bench_graph(name, g, threads, iters, rounds, rows, tol_rows):
     # error is about its last L1 change * alpha / (1 - alpha) < 1e-9, far below the target)
     sp_run = solvers["scipy CSR"]
     ref = reference(sp_run, n)
-    x, k = np.full(n, 1.0 / n), 0
-    while True:
-        x = sp_run(1, x)
-        k += 1
-        if float(np.abs(x - ref).sum()) <= 1e-6 or k >= 500:
-            break
+    k = power_iterations_to(sp_run, ref, 1e-6)
     for label in ("gaslab (README user program)", "gaslab (naive user program)", "networkit"):
         solvers.pop(label, None)  # memory for the builds from edges below (R-MAT-22: GBs each)
     solvers.pop("networkx", None)

@@ -190,9 +190,7 @@ class AsyncEngine(SyncEngine):
         priority : ndarray or float, default inf
             Positive priorities (``inf``: before any signalled vertex).
         """
-        queued, prio = getattr(self, "_queued", None), getattr(self, "_prio", None)
-        if queued is None or prio is None:
-            raise GasError("AsyncEngine.schedule is for progress callbacks of a running run()")
+        queued, prio = self._running("schedule")
         mask = np.asarray(mask, dtype=np.bool_)
         if mask.shape != queued.shape:
             raise GasError(f"Expected a mask of {queued.shape[0]} vertices (got shape {mask.shape})")
@@ -205,6 +203,13 @@ class AsyncEngine(SyncEngine):
         queued[idx] = 1
         prio[idx] = np.maximum(prio[idx], p)
         self._top = max(self._top, float(p.max()))
+
+    def _running(self, method: str) -> tuple[np.ndarray, np.ndarray]:
+        """The running :meth:`run`'s queued flags and priorities; an error outside a run."""
+        queued, prio = getattr(self, "_queued", None), getattr(self, "_prio", None)
+        if queued is None or prio is None:
+            raise GasError(f"AsyncEngine.{method} is for progress callbacks of a running run()")
+        return queued, prio
 
     def raise_top_priority(self, value: float) -> None:
         """Tell the relaxed priority scheduler, from a ``progress`` callback of a running
@@ -220,8 +225,7 @@ class AsyncEngine(SyncEngine):
         value : float
             A non-negative priority.
         """
-        if getattr(self, "_queued", None) is None:
-            raise GasError("AsyncEngine.raise_top_priority is for progress callbacks of a running run()")
+        self._running("raise_top_priority")
         value = float(value)
         if not value >= 0.0:
             raise GasError(f"Expected a non-negative priority (got {value})")

@@ -87,14 +87,6 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
     every = args.extrapolate_every
     if every is not None and (every < 0 or 0 < every < 3):
         raise GasError(f"Expected --extrapolate-every 0 (none) or at least 3 (got {every})")
-    if every:
-        from gas.runtime.launch import detect_world
-
-        if (args.procs or 1) > 1 or detect_world()[1] > 1 or args.checkpoint_dir:
-            raise GasError(
-                "--extrapolate-every runs in one process only, without --checkpoint-dir (the process "
-                "runtime runs plain power iteration): drop it, or --procs/the launcher/--checkpoint-dir"
-            )
     if (status := _distributed_file(args, "pagerank")) is not None:
         return status
     g = _load(args)
@@ -116,7 +108,8 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
             engine=args.engine,
             scheduler=args.scheduler,
             consistency=args.consistency,
-            extrapolate_every=6 if args.extrapolate_every is None else args.extrapolate_every,
+            # pagerank()'s own default unless the flag was given
+            **({} if every is None else {"extrapolate_every": every}),
         )
     for w in caught:
         print(f"gas: warning: {w.message}", file=sys.stderr)

@@ -61,6 +61,16 @@ def add_runtime_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _refuse_extrapolation(args: argparse.Namespace) -> None:
+    """``gas pagerank --extrapolate-every N`` (N > 0) runs in one process: the process runtime
+    runs plain power iteration."""
+    if getattr(args, "extrapolate_every", None):
+        raise GasError(
+            "--extrapolate-every runs in one process only, without --checkpoint-dir (the process "
+            "runtime runs plain power iteration): drop it, or --procs/the launcher/--checkpoint-dir"
+        )
+
+
 def _program(command: str, args: argparse.Namespace, g: Any) -> tuple[Any, int, Any, dict[str, Any]]:
     """Program, max_iter, active set, and what resume needs to rebuild them."""
     if command == "pagerank":
@@ -68,6 +78,7 @@ def _program(command: str, args: argparse.Namespace, g: Any) -> tuple[Any, int, 
 
         if getattr(args, "weighted", False) and g.weights is not None:
             raise GasError("--weighted PageRank does not run on several processes yet; drop --procs")
+        _refuse_extrapolation(args)
         if _engine(args)[0] == "async":  # the pull form: it writes only its own vertex
             return DeltaPageRankProgram(args.alpha, args.tol), args.max_iter, None, {}
         return PageRankProgram(args.alpha, args.tol), args.max_iter, None, {}
@@ -281,6 +292,8 @@ def maybe_distributed_file(args: argparse.Namespace, command: str) -> int | None
         return None
     if getattr(args, "weighted", False) and command == "pagerank":
         raise GasError("--weighted PageRank does not run on several processes yet; drop --procs")
+    if command == "pagerank":
+        _refuse_extrapolation(args)
     extra = {"source": args.source} if command == "sssp" else {}
     job = file_job(args, command, _checkpoint(args, command, extra))
     progress = _progress(args.quiet)
