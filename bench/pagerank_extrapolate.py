@@ -1,9 +1,9 @@
-"""PageRank to a tolerance with and without Aitken extrapolation (issue 2's "to a tolerance").
+"""PageRank to a tolerance with and without Anderson extrapolation (issue 2's "to a tolerance").
 
 Every solver runs until its answer is within L1 1e-6 of a reference (scipy power iteration
 until its L1 change is below 1e-10). Power iteration (gaslab's ``PageRankProgram``, scipy,
 python-graphblas) needs the same number of iterations ``k`` whoever runs it; gaslab's
-``pagerank()`` default (power iteration with an Aitken extrapolation every 6 supersteps) needs
+``pagerank()`` default (power iteration with an Anderson extrapolation every 6 supersteps) needs
 its own count ``k_x``,
 found by measuring the error after every superstep. Then each solver runs its count on a ready
 solver (graph and matrices built beforehand), in turns, ``--rounds`` rounds; the table gives the
@@ -142,8 +142,9 @@ def main():
         f"`python bench/pagerank_extrapolate.py --rounds {args.rounds}` — each solver runs until its "
         f"answer is within L1 {TARGET:g} of a reference (scipy power iteration to an L1 change below "
         "1e-10): power iteration needs the same count whoever runs it; gaslab's `pagerank()` default "
-        "(power iteration with an Aitken step every 6 supersteps when the last two steps "
-        "point the same way) needs its own, measured after every superstep. Then every solver runs its "
+        "(power iteration with an Anderson step over the last 5 steps every 6 supersteps, made "
+        "when it at least halves the step) needs its own, measured after every superstep. Then every "
+        "solver runs its "
         f"count on a ready solver, in turns, {args.rounds} rounds, {args.threads} threads (load average "
         f"{load0:.2f} at the start, {load:.2f} at the end). R-MAT edge factor 16, seed 0, as in "
         "`bench/pagerank.py`.",

@@ -310,8 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help=(
-            "synchronous engine, one process: an Aitken extrapolation every N supersteps when the "
-            "last two steps point the same way (default 6; 0: plain power iteration)"
+            "synchronous engine, one process: an Anderson extrapolation over the last steps "
+            "every N supersteps (default 6; 0: plain power iteration)"
         ),
     )
     add_async_options(p, default_scheduler="priority")

@@ -122,10 +122,13 @@ def test_undirected_pagerank_on_bundled_graph(tmp_path, capsys):
     assert main(["pagerank", str(path), "--undirected", "-o", str(out), "-q", "--top", "3"]) == 0
     with gzip.open(path, "rt") as f:
         G = nx.parse_edgelist(f, nodetype=int)  # oracle: networkx's own reader, undirected
-    ref = nx.pagerank(G)
+    ref = nx.pagerank(G, tol=1e-14, max_iter=1000)  # oracle: networkx, tightly converged
+    same = nx.pagerank(G)  # networkx at the CLI's default tol (1e-6): its error is about 1.1e-2
     got = {int(a): float(b) for a, b in (line.split("\t") for line in out.read_text().splitlines())}
     assert got.keys() == ref.keys()
-    assert sum(abs(got[k] - ref[k]) for k in ref) < 1e-4  # both at tol=1e-6: L1 <= N*tol scale
+    # the extrapolated run stops by networkx's rule at the same tol and is no less accurate
+    # (measured: 8.9e-3 against networkx's 1.1e-2)
+    assert sum(abs(got[k] - ref[k]) for k in ref) <= sum(abs(same[k] - ref[k]) for k in ref)
     top = capsys.readouterr().out.splitlines()[1].split("\t")[0]
     assert int(top) == max(ref, key=ref.get)
 
