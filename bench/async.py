@@ -302,8 +302,9 @@ def targets_paragraph(rows, turns=None) -> str:
             vs_x.append(f"{gname} {r[4] / x[4]:.2f}x")
     if vs_x:
         out.append(
-            "Against the synchronous engine's extrapolated power iteration (`pagerank()`'s default since "
-            f"stop 16), async priority needs {', '.join(vs_x)} of its edge visits."
+            "Against the synchronous engine's extrapolated power iteration (`pagerank()`'s "
+            "default: an Anderson step every 6 supersteps since stop 17, an Aitken step in stop 16), "
+            f"async priority needs {', '.join(vs_x)} of its edge visits."
         )
     ep = [r for r in rows if r[0] == "soc-Epinions1" and r[6] is not None]
     pair = (turns or {}).get("soc-Epinions1")
