@@ -144,7 +144,8 @@ class _Extrapolation:
     the steps do not predict the error. Every plain step sums to 0, so the new ranks still sum
     to 1. The hook writes ``contrib`` and ``change`` (the whole step) to match and has the
     engine recompute its aggregates, so the next superstep reads the new dangling mass and the
-    stopping test sees the jump (an extrapolating superstep never passes it).
+    stopping test sees the jump (an extrapolating superstep never passes it); that superstep's
+    statistics say ``extrapolated: True`` (``gas pagerank`` marks its progress line).
 
     Cost: ``m`` copies, one Gram pass and one update pass per cycle, ``m`` extra columns of
     memory; no work inside the supersteps. Measured to an L1 error of 1e-6 (1e-10) with
@@ -179,6 +180,7 @@ class _Extrapolation:
         elif phase == 0 and self.have == self.m:
             if self._extrapolate(d):
                 stat.update(self.eng.refresh_aggregates())
+                stat["extrapolated"] = True
         if phase == 0:
             self.have = 0
         if self.progress is not None:

@@ -37,6 +37,8 @@ def _progress(quiet: bool) -> Callable[[dict[str, Any]], None] | None:
         extra = ""
         if "change" in stat:
             extra = f"  residual {stat['change']:.3e}"
+        if stat.get("extrapolated"):
+            extra += " (extrapolated)"
         print(
             f"iter {stat['iteration']:4d}  active {stat['active']:>10,d}  edges {stat['edges']:>12,d}"
             f"{extra}  {stat['seconds']:.3f} s  (total {time.perf_counter() - start:.2f} s)",
