@@ -6,6 +6,8 @@ import networkx as nx
 import numpy as np
 import pytest
 from conftest import nx_digraph, shared_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gas
 import gas.datasets
@@ -234,6 +236,31 @@ def test_extrapolation_takes_fewer_supersteps_to_networkx_answer(weighted):
     bound = g.num_vertices * 1e-12 * 0.85 / 0.15
     assert np.abs(plain - ref).sum() <= bound
     assert np.abs(fast - ref).sum() <= bound
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 60).flatmap(
+        lambda n: st.tuples(
+            st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=4 * n)
+        )
+    ),
+    st.sampled_from([1e-6, 1e-12]),
+)
+def test_extrapolated_pagerank_keeps_networkx_accuracy(graph, tol):
+    # any graph (dangling vertices, self-loops, isolated ones): the default run (extrapolated)
+    # stops by networkx's rule and stays within that rule's error bound, N * tol * alpha /
+    # (1 - alpha), of networkx's answer at tol 1e-15 (the oracle)
+    n, edges = graph
+    src = np.array([a for a, _ in edges], np.int64)
+    dst = np.array([b for _, b in edges], np.int64)
+    g = gas.Graph.from_edges(src, dst, num_vertices=n)
+    G = nx.DiGraph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from(edges)
+    ref = nx.pagerank(G, tol=1e-15, max_iter=10**4)
+    ours = pagerank(g, tol=tol, max_iter=1000)
+    assert np.abs(ours - np.array([ref[i] for i in range(n)])).sum() <= max(n * tol * 0.85 / 0.15, 1e-14)
 
 
 def test_extrapolation_needs_a_few_supersteps_between():
