@@ -148,16 +148,18 @@ class _Extrapolation:
     statistics say ``extrapolated: True`` (``gas pagerank`` marks its progress line).
 
     Cost: ``m`` copies, one Gram pass and one update pass per cycle, ``m`` extra columns of
-    memory; no work inside the supersteps. Measured to an L1 error of 1e-6 (1e-10) with
-    ``every=6`` (bench/RESULTS.md, "PageRank to a tolerance: extrapolation"): R-MAT-20 7 (15)
-    supersteps against 16 (26), soc-Slashdot0811 24 (36) against 66 (120), soc-Epinions1 30 (54)
-    against 57 (114), email-Enron 24 (42) against 57 (110), ego-Facebook 13 (24) against 19 (32).
+    memory; no work inside the supersteps. Supersteps with ``every=6`` against plain power
+    iteration (bench/RESULTS.md): to an L1 error of 1e-6, R-MAT-20 7 against 16,
+    soc-Slashdot0811 24 against 66, soc-Epinions1 30 against 57 (section "PageRank to a
+    tolerance: extrapolation"); to 1e-10, 16 against 26, 37 against 122, 55 against 116
+    (section "Asynchronous engine"). R-MAT-20 has one dominant error mode, and Aitken's step
+    reached 1e-10 there in 13.
     """
 
-    def __init__(self, eng: SyncEngine, degree: np.ndarray, alpha: float, every: int, progress, shrink=0.5):
+    def __init__(self, eng: SyncEngine, degree: np.ndarray, every: int, progress, shrink=0.5):
         if every < 3:
             raise ValueError(f"Expected extrapolate_every >= 3 supersteps, or 0 for none (got {every})")
-        self.eng, self.alpha, self.every = eng, float(alpha), int(every)
+        self.eng, self.every = eng, int(every)
         self.m = min(4, self.every - 2)
         self.shrink = float(shrink)
         self.progress = progress
@@ -515,7 +517,7 @@ def pagerank(
         eng = SyncEngine(G, PageRankProgram(alpha, tol), threads=threads, debug=debug)
         degree = G.out_degree
     if extrapolate_every:
-        progress = _Extrapolation(eng, degree, alpha, extrapolate_every, progress)
+        progress = _Extrapolation(eng, degree, extrapolate_every, progress)
     res = eng.run(max_iter, progress=progress)
     if not res.converged:
         warnings.warn(

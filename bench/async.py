@@ -128,7 +128,7 @@ def _curve(g, method, threads, ref):
     if isinstance(eng.program, ResidualPageRankProgram):
         progress = _ResidualShift(g, eng, eng.program, progress)  # as gas.algorithms.pagerank does
     if engine == "sync-x":
-        progress = _Extrapolation(eng, g.out_degree, ALPHA, 6, progress)  # as pagerank() does
+        progress = _Extrapolation(eng, g.out_degree, 6, progress)  # as pagerank() does
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         eng.run(max_iter=200 if engine != "async" else 5000, progress=progress)

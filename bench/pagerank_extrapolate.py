@@ -47,7 +47,7 @@ def gaslab_extrapolated(g, threads, every=6):
     eng = gas.SyncEngine(g, PageRankProgram(ALPHA, 0.0), threads=threads)
 
     def run(iters, progress=None):
-        eng.run(iters, progress=_Extrapolation(eng, g.out_degree, ALPHA, every, progress))
+        eng.run(iters, progress=_Extrapolation(eng, g.out_degree, every, progress))
         r = eng.columns["rank"]
         return r / r.sum()
 

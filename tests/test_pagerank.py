@@ -200,7 +200,7 @@ def test_extrapolated_supersteps_match_a_numpy_model(every):
     g = gas.datasets.rmat_graph(11, 8, seed=3)
     eng = gas.SyncEngine(g, gas.algorithms.PageRankProgram(0.85, 0.0), threads=2)
     got = []
-    hook = _Extrapolation(eng, g.out_degree, 0.85, every, lambda stat: got.append(eng.columns["rank"].copy()))
+    hook = _Extrapolation(eng, g.out_degree, every, lambda stat: got.append(eng.columns["rank"].copy()))
     eng.run(24, progress=hook)
     want, done = _extrapolated_model(g, 0.85, every, 24)
     assert done >= 2 and hook.count == done  # the case exercises the extrapolation
