@@ -27,6 +27,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from pagerank import _in_turns  # noqa: E402
+
 import gas  # noqa: E402
 import gas.datasets  # noqa: E402
 from gas.algorithms.pagerank import (  # noqa: E402
@@ -236,15 +238,9 @@ def bench_graph(name, g, threads, rows, curves, cluster=None, turns=None):
         if turns is not None and prio_run is not None and g.num_vertices < TURNS_MAX_N:
             # the two in turns, round by round, so that the machine's load hits both alike
             run, tol = prio_run
-            ours, theirs = [], []
-            for _ in range(TURNS):
-                t = time.perf_counter()
-                run(tol)
-                ours.append(time.perf_counter() - t)
-                t = time.perf_counter()
-                G.pagerank(damping=ALPHA, implementation="prpack")
-                theirs.append(time.perf_counter() - t)
-            ours, theirs = np.array(ours), np.array(theirs)
+            prpack = lambda: G.pagerank(damping=ALPHA, implementation="prpack")  # noqa: E731
+            times = _in_turns({"ours": lambda: run(tol), "prpack": prpack}, TURNS)
+            ours, theirs = np.array(times["ours"]), np.array(times["prpack"])
             turns[name] = (ours, theirs)
             print(
                 f"  in turns x{TURNS}: async priority {ours.min():.3f} / {np.median(ours):.3f} s, "

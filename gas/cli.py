@@ -89,6 +89,8 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
     every = args.extrapolate_every
     if every is not None and (every < 0 or 0 < every < 3):
         raise GasError(f"Expected --extrapolate-every 0 (none) or at least 3 (got {every})")
+    if every and args.engine == "async":
+        raise GasError("--extrapolate-every is for the synchronous engine; drop it or --engine async")
     if (status := _distributed_file(args, "pagerank")) is not None:
         return status
     g = _load(args)

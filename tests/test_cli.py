@@ -159,3 +159,5 @@ def test_pagerank_extrapolate_every(edge_file, tmp_path, capsys):
     assert "--extrapolate-every 0 (none) or at least 3" in capsys.readouterr().err
     assert main(args + ["--extrapolate-every", "6", "--procs", "2"]) == 2
     assert "one process only" in capsys.readouterr().err
+    assert main(args + ["--extrapolate-every", "6", "--engine", "async"]) == 2
+    assert "synchronous engine" in capsys.readouterr().err
