@@ -14,7 +14,7 @@ _os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 from gas.async_engine import AsyncEngine  # noqa: E402
 from gas.engine import RunResult, SyncEngine, run  # noqa: E402  (after the environment default)
-from gas.errors import GasError, GraphError, InputError, ProgramError  # noqa: E402
+from gas.errors import ConvergenceError, GasError, GraphError, InputError, ProgramError  # noqa: E402
 from gas.graph import Graph  # noqa: E402
 from gas.io import load, save  # noqa: E402
 from gas.program import ALL, IN, NONE, OUT, EdgeDir, VertexProgram  # noqa: E402
@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ALL",
     "AsyncEngine",
+    "ConvergenceError",
     "IN",
     "NONE",
     "OUT",
