@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from gas.errors import GasError
+from gas.errors import ConvergenceError, GasError
 from gas.io.atomic import atomic_open
 
 __all__ = ["main", "build_parser"]
@@ -242,6 +242,16 @@ def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
         help="treat each line as an undirected edge (add the reverse)",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    add_unconverged_option(p)
+
+
+def add_unconverged_option(p: argparse.ArgumentParser) -> None:
+    """``--allow-unconverged``: write the output of a run that stopped short (exit status is still 3)."""
+    p.add_argument(
+        "--allow-unconverged",
+        action="store_true",
+        help="when the run stops before its tolerance (exit status 3), still write its output",
+    )
 
 
 # modules that add their own subcommands with register(subparsers), in --help order
@@ -368,6 +378,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except ConvergenceError as exc:
+        print(f"gas: error: {exc}", file=sys.stderr)
+        if not getattr(args, "allow_unconverged", False):
+            print(
+                "  hint: raise --max-iter (or --iters), loosen --tol, or pass --allow-unconverged to "
+                "write the partial result anyway",
+                file=sys.stderr,
+            )
+        return 3
     except GasError as exc:
         print(f"gas: error: {exc}", file=sys.stderr)
         return 2
