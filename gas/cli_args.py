@@ -1,0 +1,133 @@
+"""Checked argument types for the ``gas`` command: bad values become argparse errors (exit 2).
+
+Each function here is an ``argparse`` ``type=``: it turns the text into a value or raises
+:class:`argparse.ArgumentTypeError`, which argparse prints as ``argument --x: ...`` with the
+usage line and exit status 2, never a traceback.
+
+Examples
+--------
+>>> import argparse
+>>> from gas.cli_args import positive_int, unit_interval
+>>> p = argparse.ArgumentParser()
+>>> _ = p.add_argument("--alpha", type=unit_interval)
+>>> _ = p.add_argument("--iters", type=positive_int)
+>>> p.parse_args(["--alpha", "0.85", "--iters", "3"])
+Namespace(alpha=0.85, iters=3)
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+
+__all__ = [
+    "finite_float",
+    "nonneg_float",
+    "positive_float",
+    "unit_interval",
+    "tolerance",
+    "positive_int",
+    "nonneg_int",
+    "procs",
+    "max_procs",
+]
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def finite_float(text: str) -> float:
+    """Any finite number (no ``nan``/``inf``)."""
+    x = _number(text)
+    if not math.isfinite(x):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return x
+
+
+def nonneg_float(text: str) -> float:
+    """A finite number ``>= 0`` (a regularization, a prior)."""
+    x = finite_float(text)
+    if x < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return x
+
+
+def positive_float(text: str) -> float:
+    """A finite number ``> 0`` (a learning rate, a prior)."""
+    x = finite_float(text)
+    if x <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return x
+
+
+def unit_interval(text: str) -> float:
+    """A probability in ``[0, 1]`` (PageRank's damping factor)."""
+    x = finite_float(text)
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
+    return x
+
+
+def tolerance(text: str) -> float:
+    """A stopping tolerance: finite and ``> 0``."""
+    x = finite_float(text)
+    if x <= 0:
+        raise argparse.ArgumentTypeError(f"expected a tolerance > 0, got {text!r}")
+    return x
+
+
+def positive_int(text: str) -> int:
+    """A whole number ``>= 1``."""
+    x = _integer(text)
+    if x < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return x
+
+
+def nonneg_int(text: str) -> int:
+    """A whole number ``>= 0``."""
+    x = _integer(text)
+    if x < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return x
+
+
+def max_procs() -> int:
+    """Most local processes ``--procs`` accepts: twice the usable cores, at least 4.
+
+    ``GAS_MAX_PROCS`` overrides it (each local process holds sockets, a Numba runtime and its
+    share of the graph; far more processes than cores only adds overhead).
+    """
+    env = os.environ.get("GAS_MAX_PROCS")
+    if env is not None and env.strip().isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(4, 2 * cores)
+
+
+def procs(text: str) -> int:
+    """``--procs N``: ``1 <= N <= max_procs()``."""
+    x = positive_int(text)
+    limit = max_procs()
+    if x > limit:
+        cores = os.cpu_count() or 1
+        raise argparse.ArgumentTypeError(
+            f"{x} processes on a machine with {cores} cores: at most {limit} are allowed "
+            f"(set GAS_MAX_PROCS={x} to override)"
+        )
+    return x
