@@ -53,3 +53,10 @@ def cluster(request):
 
     with LocalCluster(request.param) as c:
         yield c
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "slow: long equivalence sweeps and stress runs; CI runs them, `pytest -m 'not slow'` skips them",
+    )
