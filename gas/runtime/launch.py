@@ -11,8 +11,12 @@ the environment, first match wins:
 ==================================  ===========================================
 
 Rank 0 listens at ``MASTER_ADDR:MASTER_PORT`` (under Slurm the first host of
-``SLURM_STEP_NODELIST``; by default 127.0.0.1 and port :data:`DEFAULT_PORT`; under torchrun
-``MASTER_PORT + 1``, since torchrun's own store holds ``MASTER_PORT``).
+``SLURM_STEP_NODELIST``, expanded by ``scontrol show hostnames`` or :func:`expand_hostlist`; by
+default 127.0.0.1 and port :data:`DEFAULT_PORT`; under torchrun ``MASTER_PORT + 1``, since
+torchrun's own store holds ``MASTER_PORT``). Loopback is never a fallback for a job that spans
+hosts (by the launcher's variables: Slurm's node count, Open MPI's and hydra's local rank
+counts, torchrun's ``LOCAL_WORLD_SIZE``): without ``MASTER_ADDR`` such a job stops at once with
+an error that says what to export.
 
 Rendezvous handshake on rank 0's ROUTER (a DEALER per other rank), every message a validated
 protocol message (no pickle): ``hello`` (rank, size, client nonce) → ``challenge`` (server nonce,
@@ -23,8 +27,12 @@ are in. A peer with a wrong proof is refused and logged; malformed messages are 
 ignored; rank 0 keeps waiting for the real ranks.
 
 The job secret comes from ``GAS_JOB_SECRET`` or the file named by ``GAS_JOB_SECRET_FILE``. A
-job whose rank 0 is not on loopback needs one (the error says how to set it); a loopback job
-without one uses a fixed local key (loopback is then the boundary).
+job whose rank 0 is not on loopback needs one (the error says how to set it). A loopback job
+without one derives its key from the user's private random key (:func:`user_secret`, a 0600 file
+in a 0700 folder) and the launcher's job id and port (:func:`launcher_job_id`), so only the same
+user's ranks of the same job can join; ``--procs N`` jobs pass a fresh random secret to the
+workers they spawn. The data links then use ZeroMQ CURVE with keys derived from the secret (see
+:mod:`gas.runtime.zmq_transport`).
 
 Examples
 --------
@@ -42,7 +50,6 @@ import hashlib
 import hmac
 import logging
 import os
-import re
 import secrets
 import socket
 import time
@@ -52,6 +59,7 @@ from typing import Any
 import zmq
 
 from gas.errors import GasError
+from gas.runtime.hosts import expand_hostlist, hosts_spanned, slurm_hosts
 from gas.runtime.protocol import AUTH, CONTROL, Message, ProtocolError, decode, encode
 from gas.runtime.zmq_transport import ZmqTransport, tune
 
@@ -64,11 +72,15 @@ __all__ = [
     "connect_world",
     "AuthError",
     "DEFAULT_PORT",
+    "expand_hostlist",
+    "slurm_hosts",
+    "hosts_spanned",
+    "launcher_job_id",
+    "user_secret",
 ]
 
 log = logging.getLogger("gas.runtime")
 DEFAULT_PORT = 29517
-LOCAL_KEY = b"gaslab-loopback-job"
 
 _WORLD_VARS = (
     ("RANK", ("WORLD_SIZE",)),
@@ -105,29 +117,43 @@ def detect_world(env: Mapping[str, str] | None = None) -> tuple[int, int, str]:
     return 0, 1, "default"
 
 
-def _first_slurm_host(nodelist: str) -> str:
-    """First host of a Slurm node list such as ``node[03-05,9],gpu1`` (-> ``node03``)."""
-    m = re.match(r"([^,\[]+)(?:\[([^\]]+)\])?", nodelist.strip())
-    if not m:
-        return nodelist
-    prefix, ranges = m.group(1), m.group(2)
-    if not ranges:
-        return prefix
-    first = ranges.split(",")[0].split("-")[0]
-    return prefix + first
+def _resolves(host: str) -> bool:
+    try:
+        socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return True
 
 
 def master_address(env: Mapping[str, str] | None = None) -> tuple[str, int]:
-    """Host and port of rank 0's rendezvous (see the module docstring)."""
+    """Host and port of rank 0's rendezvous (see the module docstring).
+
+    Raises
+    ------
+    GasError
+        Without ``MASTER_ADDR``, when the job spans several hosts and rank 0's host is unknown or
+        does not resolve: loopback would leave the other hosts' ranks waiting for nobody.
+    """
     env = os.environ if env is None else env
     addr = env.get("MASTER_ADDR")
+    several = (hosts_spanned(env) or 1) > 1
     if not addr and env.get("SLURM_STEP_NODELIST"):
-        host = _first_slurm_host(env["SLURM_STEP_NODELIST"])
-        try:
-            socket.getaddrinfo(host, None)
-            addr = host
-        except OSError:
-            addr = None
+        nodelist = env["SLURM_STEP_NODELIST"]
+        hosts = slurm_hosts(nodelist)
+        if _resolves(hosts[0]):
+            addr = hosts[0]
+        elif len(hosts) > 1 or several:
+            raise GasError(
+                f"the Slurm step spans several hosts ({nodelist}) and its first host {hosts[0]!r} does "
+                "not resolve; hint: export MASTER_ADDR=<address of rank 0's host> (the same on every "
+                "rank) and GAS_JOB_SECRET"
+            )
+    elif not addr and several:
+        raise GasError(
+            "the ranks run on several hosts but MASTER_ADDR is not set, so they cannot find rank 0; "
+            "hint: export MASTER_ADDR=<address of rank 0's host> and GAS_JOB_SECRET=<random value> "
+            "to every rank (MPICH: mpiexec -genv MASTER_ADDR <host> ...; Open MPI: -x MASTER_ADDR)"
+        )
     addr = addr or "127.0.0.1"
     port = _int_env(env, "MASTER_PORT") if "MASTER_PORT" in env else DEFAULT_PORT
     if "TORCHELASTIC_RUN_ID" in env and "MASTER_PORT" in env:
@@ -146,7 +172,14 @@ def is_loopback(addr: str) -> bool:
 
 
 def job_secret(env: Mapping[str, str] | None = None, *, cluster: bool) -> bytes:
-    """The job secret (see the module docstring)."""
+    """The job secret (see the module docstring).
+
+    Raises
+    ------
+    AuthError
+        A job across machines without ``GAS_JOB_SECRET``/``GAS_JOB_SECRET_FILE``, or a loopback
+        job whose user secret cannot be kept private (the hint says what to set).
+    """
     env = os.environ if env is None else env
     if env.get("GAS_JOB_SECRET"):
         return env["GAS_JOB_SECRET"].encode()
@@ -166,7 +199,64 @@ def job_secret(env: Mapping[str, str] | None = None, *, cluster: bool) -> bytes:
             "random value on every rank (e.g. `export GAS_JOB_SECRET=$(openssl rand -hex 16)` "
             "before the launcher) or GAS_JOB_SECRET_FILE to a file readable by every rank"
         )
-    return LOCAL_KEY
+    job = launcher_job_id(env)
+    return hmac.new(user_secret(env), f"gaslab-loopback-job|{job}".encode(), hashlib.sha256).digest()
+
+
+def launcher_job_id(env: Mapping[str, str]) -> str:
+    """What tells this job from the user's other jobs: the launcher's job id and the port.
+
+    Examples
+    --------
+    >>> launcher_job_id({"SLURM_JOB_ID": "77", "SLURM_STEP_ID": "0", "MASTER_PORT": "5000"})
+    'SLURM_JOB_ID=77|SLURM_STEP_ID=0|port=5000'
+    """
+    names = ("SLURM_JOB_ID", "SLURM_STEP_ID", "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid")
+    names += ("TORCHELASTIC_RUN_ID",)
+    parts = [f"{n}={env[n]}" for n in names if env.get(n)]
+    return "|".join([*parts, f"port={env.get('MASTER_PORT', DEFAULT_PORT)}"])
+
+
+def user_secret(env: Mapping[str, str]) -> bytes:
+    """This user's private random key (32 bytes), made once in a 0600 file in a 0700 folder.
+
+    The folder is ``GAS_SECRET_DIR``, else ``$XDG_CONFIG_HOME/gaslab`` or ``~/.config/gaslab``.
+    Ranks that start together race to make it: each writes a whole temporary file and links it
+    into place, so every rank reads the same complete key.
+    """
+    folder = env.get("GAS_SECRET_DIR") or os.path.join(
+        env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config"), "gaslab"
+    )
+    path = os.path.join(folder, "user-secret")
+    hint = "hint: set GAS_JOB_SECRET (the same random value on every rank) or GAS_SECRET_DIR"
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not os.path.exists(path):
+            tmp = f"{path}.{os.getpid()}.{secrets.token_hex(4)}"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_hex(32))
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                pass
+            finally:
+                os.unlink(tmp)
+        for p in (folder, path):
+            st = os.stat(p)
+            if st.st_uid != os.geteuid() or st.st_mode & 0o077:
+                raise AuthError(
+                    f"{p}: other users could read the loopback job key (mode {st.st_mode & 0o777:o}, "
+                    f"owner uid {st.st_uid}); hint: chmod 700 {folder}; chmod 600 {path}, or "
+                    "set GAS_JOB_SECRET"
+                )
+        with open(path, "rb") as f:
+            key = f.read().strip()
+    except OSError as exc:
+        raise AuthError(f"{path}: cannot keep the loopback job key ({exc.strerror}); {hint}") from None
+    if len(key) < 32:
+        raise AuthError(f"{path}: the loopback job key is truncated; hint: delete the file (it is remade)")
+    return key
 
 
 def local_address_towards(addr: str) -> str:
@@ -274,7 +364,7 @@ def rendezvous_serve(
                         continue
                     if not isinstance(info, dict) or info.get("rank") != r or r in joined:
                         raise ProtocolError(f"bad endpoint record for rank {r}")
-                    table[r] = {k: info.get(k) for k in ("rank", "host", "endpoint", "nonce")}
+                    table[r] = {k: info.get(k) for k in ("rank", "host", "endpoint")}
                     joined[r] = rid
                 else:
                     raise ProtocolError(f"unexpected {op!r} message at this point of the handshake")

@@ -14,6 +14,14 @@ Header layout (little-endian)::
 
 Array ``i`` occupies ``ceil(nbytes_i / FRAME_BYTES)`` frames (none when empty) after the header.
 
+Sizes are checked before anything is allocated: every array's byte count against the frames that
+actually arrived (their number and each one's length), and the message's total against a cap,
+:func:`max_message_bytes` (16 GiB unless the environment variable ``GAS_MAX_MESSAGE_BYTES`` says
+otherwise, read at each call; :func:`encode` refuses to build a larger message, so a legitimate
+sender hears about the cap instead of its peer dropping the message). A header therefore cannot
+make a receiver allocate more than the bytes it was actually sent. No frame is longer than
+:data:`MAX_FRAME_BYTES` (the ZeroMQ sockets refuse longer ones).
+
 Examples
 --------
 >>> import numpy as np
@@ -26,8 +34,9 @@ Examples
 from __future__ import annotations
 
 import json
+import os
 import struct
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +58,8 @@ __all__ = [
     "KINDS",
     "FRAME_BYTES",
     "MAX_ARRAYS",
+    "MAX_FRAME_BYTES",
+    "max_message_bytes",
 ]
 
 MAGIC = b"GASW"
@@ -59,9 +70,11 @@ FRAME_BYTES = 1 << 20
 MAX_ARRAYS = 64
 MAX_NDIM = 4
 MAX_META = 1 << 20
-MAX_ARRAY_BYTES = 1 << 40
+DEFAULT_MAX_MESSAGE_BYTES = 16 << 30
 _FIXED = struct.Struct("<4sBBHiiqII")
 _ARR = struct.Struct("<BB")
+MAX_HEADER_BYTES = _FIXED.size + MAX_ARRAYS * (_ARR.size + 8 * MAX_NDIM) + MAX_META
+MAX_FRAME_BYTES = max(FRAME_BYTES, MAX_HEADER_BYTES)
 
 # dtype codes on the wire: plain little-endian numeric types only (no objects, no structs)
 _DTYPES = [
@@ -100,6 +113,32 @@ def _frames_for(nbytes: int) -> int:
     return -(-nbytes // FRAME_BYTES)
 
 
+def max_message_bytes(env: Mapping[str, str] | None = None) -> int:
+    """The largest array payload one message may carry, in bytes (see the module docstring).
+
+    ``env`` defaults to ``os.environ``; a bad ``GAS_MAX_MESSAGE_BYTES`` is a :class:`GasError`.
+
+    Examples
+    --------
+    >>> max_message_bytes({"GAS_MAX_MESSAGE_BYTES": "1000"}), max_message_bytes({}) == 16 << 30
+    (1000, True)
+    """
+    env = os.environ if env is None else env
+    text = env.get("GAS_MAX_MESSAGE_BYTES", "").strip()
+    if not text:
+        return DEFAULT_MAX_MESSAGE_BYTES
+    try:
+        cap = int(text)
+    except ValueError:
+        cap = -1
+    if cap < 1:
+        raise GasError(
+            f"Expected GAS_MAX_MESSAGE_BYTES to be a positive integer (got {text!r}); "
+            f"hint: unset it for the default of {DEFAULT_MAX_MESSAGE_BYTES} bytes"
+        )
+    return cap
+
+
 def encode(msg: Message) -> list[Any]:
     """Header bytes followed by zero-copy memoryviews of each array's bytes (~1 MB each)."""
     if msg.kind not in KINDS:
@@ -109,6 +148,13 @@ def encode(msg: Message) -> list[Any]:
     meta = b"" if msg.meta is None else json.dumps(msg.meta, separators=(",", ":")).encode()
     if len(meta) > MAX_META:
         raise ProtocolError(f"Expected meta of at most {MAX_META} bytes (got {len(meta)})")
+    total = sum(int(np.asarray(a).nbytes) for a in msg.arrays)
+    cap = max_message_bytes()
+    if total > cap:
+        raise ProtocolError(
+            f"Expected at most {cap} bytes of arrays per message (got {total}); hint: raise "
+            "GAS_MAX_MESSAGE_BYTES on every rank, or send the arrays in several messages"
+        )
     parts: list[bytes] = []
     bufs: list[Any] = []
     n_frames = 0
@@ -137,6 +183,7 @@ def decode(
     frames: Sequence[Any],
     world: int,
     into: Sequence[np.ndarray] | None = None,
+    max_bytes: int | None = None,
 ) -> Message:
     """Validate and decode one message's frames (see the module docstring).
 
@@ -149,17 +196,54 @@ def decode(
     into : sequence of ndarray, optional
         Arrays to receive into (reused buffers); each must have the incoming dtype and as many
         elements. Otherwise new arrays are allocated.
+    max_bytes : int, optional
+        Cap on the arrays' total bytes (default :func:`max_message_bytes`).
 
     Raises
     ------
     ProtocolError
-        Whatever does not match the format; nothing is read past the first bad field.
+        Whatever does not match the format; nothing is read past the first bad field, and
+        nothing is allocated before every size has been checked against the frames received.
     """
     if not frames:
         raise ProtocolError("empty message")
     head = memoryview(frames[0]).cast("B")
+    kind, src, dst, tag, specs, meta = _parse_header(head, world)
+    cap = max_message_bytes() if max_bytes is None else max_bytes
+    total = sum(nbytes for _, _, nbytes in specs)
+    if total > cap:
+        raise ProtocolError(
+            f"arrays of {total} bytes in one message (at most {cap}; GAS_MAX_MESSAGE_BYTES sets the cap)"
+        )
+    _check_frames(frames, specs)
+    if into is not None and len(into) != len(specs):
+        raise ProtocolError(f"{len(specs)} arrays arrived; {len(into)} receive buffers were given")
+    arrays: list[np.ndarray] = []
+    fi = 1
+    for i, (dt, shape, nbytes) in enumerate(specs):
+        if into is not None:
+            out = into[i]
+            if out.dtype != dt or out.nbytes != nbytes or not out.flags.c_contiguous:
+                raise ProtocolError(
+                    f"array {i}: {dt} x {shape} does not fit the receive buffer ({out.dtype} x {out.shape})"
+                )
+        else:
+            out = np.empty(shape, dt)
+        flat = out.reshape(-1).view(np.uint8)
+        for off in range(0, nbytes, FRAME_BYTES):
+            size = min(FRAME_BYTES, nbytes - off)
+            flat[off : off + size] = np.frombuffer(memoryview(frames[fi]).cast("B"), np.uint8)
+            fi += 1
+        arrays.append(out)
+    return Message(kind, src, dst, tag, arrays, meta)
+
+
+def _parse_header(head: memoryview, world: int) -> tuple[int, int, int, int, list[Any], dict | None]:
+    """Check the header frame field by field: ``(kind, src, dst, tag, array specs, meta)``."""
     if len(head) < _FIXED.size:
         raise ProtocolError(f"header of {len(head)} bytes is shorter than the fixed {_FIXED.size}")
+    if len(head) > MAX_HEADER_BYTES:
+        raise ProtocolError(f"header of {len(head)} bytes (at most {MAX_HEADER_BYTES})")
     magic, version, kind, n_arrays, src, dst, tag, meta_len, n_frames = _FIXED.unpack_from(head, 0)
     if magic != MAGIC:
         raise ProtocolError(f"bad magic {bytes(magic)!r} (expected {MAGIC!r})")
@@ -175,66 +259,58 @@ def decode(
         raise ProtocolError(f"meta of {meta_len} bytes (at most {MAX_META})")
     pos = _FIXED.size
     specs: list[tuple[np.dtype, tuple[int, ...], int]] = []
-    want_frames = 0
     for i in range(n_arrays):
-        if pos + _ARR.size > len(head):
-            raise ProtocolError(f"header ends inside array {i}'s description")
-        code, ndim = _ARR.unpack_from(head, pos)
-        pos += _ARR.size
-        if not 1 <= code <= len(_DTYPES):
-            raise ProtocolError(f"array {i}: unknown dtype code {code}")
-        if ndim > MAX_NDIM:
-            raise ProtocolError(f"array {i}: {ndim} dimensions (at most {MAX_NDIM})")
-        if pos + 8 * ndim > len(head):
-            raise ProtocolError(f"header ends inside array {i}'s shape")
-        shape = struct.unpack_from(f"<{ndim}Q", head, pos)
-        pos += 8 * ndim
-        dt = _DTYPES[code - 1]
-        count = 1
-        for s in shape:
-            count *= s
-        nbytes = count * dt.itemsize
-        if nbytes > MAX_ARRAY_BYTES:
-            raise ProtocolError(f"array {i}: {nbytes} bytes (at most {MAX_ARRAY_BYTES})")
-        specs.append((dt, tuple(int(s) for s in shape), nbytes))
-        want_frames += _frames_for(nbytes)
+        spec, pos = _parse_array(head, pos, i)
+        specs.append(spec)
     if pos + meta_len != len(head):
         raise ProtocolError(f"header is {len(head)} bytes; its fields describe {pos + meta_len}")
-    if n_frames != want_frames or len(frames) - 1 != want_frames:
-        raise ProtocolError(
-            f"frame count: header says {n_frames}, shapes need {want_frames}, got {len(frames) - 1}"
-        )
+    want_frames = sum(_frames_for(nbytes) for _, _, nbytes in specs)
+    if n_frames != want_frames:
+        raise ProtocolError(f"frame count: header says {n_frames}, shapes need {want_frames}")
     meta = None
     if meta_len:
         try:
             meta = json.loads(bytes(head[pos : pos + meta_len]).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise ProtocolError(f"meta is not UTF-8 JSON ({exc})") from None
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise ProtocolError(f"meta is not UTF-8 JSON ({type(exc).__name__})") from None
         if not isinstance(meta, dict):
             raise ProtocolError(f"meta must be a JSON object (got {type(meta).__name__})")
-    if into is not None and len(into) != n_arrays:
-        raise ProtocolError(f"{n_arrays} arrays arrived; {len(into)} receive buffers were given")
-    arrays: list[np.ndarray] = []
+    return kind, src, dst, tag, specs, meta
+
+
+def _parse_array(head: memoryview, pos: int, i: int) -> tuple[tuple[np.dtype, tuple[int, ...], int], int]:
+    """Array ``i``'s description at ``pos``: ``((dtype, shape, nbytes), next position)``."""
+    if pos + _ARR.size > len(head):
+        raise ProtocolError(f"header ends inside array {i}'s description")
+    code, ndim = _ARR.unpack_from(head, pos)
+    pos += _ARR.size
+    if not 1 <= code <= len(_DTYPES):
+        raise ProtocolError(f"array {i}: unknown dtype code {code}")
+    if ndim > MAX_NDIM:
+        raise ProtocolError(f"array {i}: {ndim} dimensions (at most {MAX_NDIM})")
+    if pos + 8 * ndim > len(head):
+        raise ProtocolError(f"header ends inside array {i}'s shape")
+    shape = tuple(int(s) for s in struct.unpack_from(f"<{ndim}Q", head, pos))
+    dt = _DTYPES[code - 1]
+    nbytes = dt.itemsize
+    for s in shape:
+        nbytes *= s  # Python ints: no overflow, however large the claim
+    return (dt, shape, nbytes), pos + 8 * ndim
+
+
+def _check_frames(frames: Sequence[Any], specs: list[Any]) -> None:
+    """Every array frame present with exactly the length its array needs (nothing allocated)."""
+    want = sum(_frames_for(nbytes) for _, _, nbytes in specs)
+    if len(frames) - 1 != want:
+        raise ProtocolError(f"frame count: the shapes need {want} array frames, got {len(frames) - 1}")
     fi = 1
-    for i, (dt, shape, nbytes) in enumerate(specs):
-        if into is not None:
-            out = into[i]
-            if out.dtype != dt or out.nbytes != nbytes or not out.flags.c_contiguous:
-                raise ProtocolError(
-                    f"array {i}: {dt} x {shape} does not fit the receive buffer ({out.dtype} x {out.shape})"
-                )
-        else:
-            out = np.empty(shape, dt)
-        flat = out.reshape(-1).view(np.uint8)
+    for i, (_, _, nbytes) in enumerate(specs):
         for off in range(0, nbytes, FRAME_BYTES):
-            fr = memoryview(frames[fi]).cast("B")
             size = min(FRAME_BYTES, nbytes - off)
-            if len(fr) != size:
-                raise ProtocolError(f"array {i}: frame {fi} has {len(fr)} bytes (expected {size})")
-            flat[off : off + size] = np.frombuffer(fr, np.uint8)
+            got = memoryview(frames[fi]).nbytes
+            if got != size:
+                raise ProtocolError(f"array {i}: frame {fi} has {got} bytes (expected {size})")
             fi += 1
-        arrays.append(out)
-    return Message(kind, src, dst, tag, arrays, meta)
 
 
 def peek(header: Any) -> tuple[int, int, int]:

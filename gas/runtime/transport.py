@@ -4,7 +4,9 @@ A :class:`Transport` connects ``size`` ranks. ``send(dst, kind, tag, arrays, met
 message (see :mod:`gas.runtime.protocol`); ``recv(src, kind, tag, into)`` returns the next message
 *from that rank*, keeping messages that other ranks sent early for later (per-sender order is
 preserved, which is all the superstep logic needs). Every received message goes through the same
-validating decoder; a malformed one is logged, counted in :attr:`Transport.rejected` and dropped.
+validating decoder; a malformed one, or one from a link that did not prove the job secret, is
+counted in :attr:`Transport.rejected`, logged (at most :attr:`Transport.log_burst` warnings per
+:attr:`Transport.log_window` seconds, then a count of those left out) and dropped: the job goes on.
 A message of kind ``ERROR`` ends the wait with a :class:`RemoteError`; a peer that disappeared
 ends it with a :class:`PeerFailure` naming its rank and host. :meth:`Transport.shutdown` is the
 clean, collective end (every rank says goodbye through rank 0); :meth:`Transport.close` alone
@@ -82,6 +84,8 @@ class Transport:
     """
 
     grace = 0.25  # seconds a dead peer's last messages may still be in flight
+    log_burst = 10  # warnings about dropped messages logged per window ...
+    log_window = 10.0  # ... of this many seconds; the rest are counted, then summarized
 
     def __init__(self, rank: int, size: int, hosts: Sequence[str] | None = None) -> None:
         self.rank = int(rank)
@@ -92,6 +96,7 @@ class Transport:
         self.rejected = 0
         self._stash: list[deque[Message]] = [deque() for _ in range(self.size)]
         self._closing = False
+        self._warn_window = (0.0, 0, 0)  # (window start, warnings logged, warnings left out)
 
     # ------------------------------------------------------------------ subclass hooks
     def _send_frames(self, dst: int, frames: list[Any]) -> None:
@@ -107,6 +112,21 @@ class Transport:
 
     def close(self) -> None:
         raise NotImplementedError
+
+    def _warn(self, fmt: str, *args: Any) -> None:
+        """Log a dropped message or refused link, rate-limited (see the class attributes)."""
+        now = time.monotonic()
+        start, shown, hidden = self._warn_window
+        if now - start >= self.log_window:
+            if hidden:
+                log.warning("rank %d: %d more dropped messages were not logged", self.rank, hidden)
+            start, shown, hidden = now, 0, 0
+        if shown < self.log_burst:
+            log.warning(fmt, *args)
+            shown += 1
+        else:
+            hidden += 1
+        self._warn_window = (start, shown, hidden)
 
     # ------------------------------------------------------------------ public
     def send(
@@ -187,7 +207,8 @@ class Transport:
             kind, src, dst = peek(frames[0])
             if link is not None and src != link:
                 raise ProtocolError(f"a link authenticated as rank {link} claims to be rank {src}")
-            use = into if (src == want and not self._stash[src] and kind == DATA) else None
+            trusted = link is not None and dst == self.rank  # only such a message may fill `into`
+            use = into if (trusted and src == want and not self._stash[src] and kind == DATA) else None
             try:
                 msg = decode(frames, self.size, use)
             except ProtocolError:
@@ -198,7 +219,11 @@ class Transport:
                 raise ProtocolError(f"message for rank {msg.dst} arrived at rank {self.rank}")
         except ProtocolError as exc:
             self.rejected += 1
-            log.warning("rank %d: dropped a malformed message (link %s): %s", self.rank, link, exc)
+            self._warn("rank %d: dropped a malformed message (link %s): %s", self.rank, link, exc)
+            return
+        if link is None:
+            self.rejected += 1
+            self._warn("rank %d: dropped an unauthenticated message claiming rank %d", self.rank, msg.src)
             return
         if msg.kind == ERROR:
             text = (msg.meta or {}).get("error", "unknown error")
