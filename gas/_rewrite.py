@@ -7,7 +7,21 @@ rewrites each method's syntax tree:
 * a vertex parameter becomes an integer vertex id: ``v.f`` -> ``_VC[i][v]`` (``v.vid`` -> ``v``);
 * an edge parameter becomes an integer edge id: ``e.f`` -> ``_EC[j][e]``;
 * ``self.x`` and ``ctx.x`` stay attribute reads of small records;
-* two parameters are added in front of the others' places: ``f(self, _VC, _EC, ...)``.
+* two parameters are added in front of the others' places: ``f(self, _VC, _EC, ...)``;
+* in a checked build (the default, see :class:`BoundsChecks`) every integer index the user writes,
+  ``acc[j]``, ``v.x[j]``, ``a[i, j]``, goes through :func:`check_index`: an index outside
+  ``-n..n-1`` (Python's rule: negative ones count from the end) is replaced by 0 and recorded in
+  the program's parameter record, and the engine raises a :class:`gas.ProgramError` naming the
+  method, the line and the index after the kernel returns. Compiled code cannot raise inside a
+  parallel loop without losing its parallelism (Numba runs a ``prange`` that may raise on one
+  thread), hence the record instead of an exception. Inside ``for j in range(lo, hi)``, an
+  access that runs on every iteration (not under an ``if``, no ``break``/``continue``/``return``
+  in the loop) with a base the loop does not change, indexed by ``j`` or by values the loop does
+  not change, is checked once when the loop starts (:func:`check_range`, :func:`check_fixed`):
+  if it would go out of range the loop runs no iteration and the failure is recorded. The loop
+  body then stays as written, which Numba vectorizes: on a per-edge loop over 8 slots, checking
+  every access cost 2.1-2.9x, checking the loop about 1x (bench/RESULTS.md, "Bounds checks in
+  compiled programs"). Indexing the result of a call (``f(x)[i]``) is not checked.
 
 Line numbers are kept, so errors and tracebacks point at the user's file. Unknown fields and
 other misuse raise :class:`gas.ProgramError` naming the method, the line and the fix.
@@ -16,6 +30,8 @@ other misuse raise :class:`gas.ProgramError` naming the method, the line and the
 from __future__ import annotations
 
 import ast
+import copy
+import dataclasses
 import difflib
 import hashlib
 import inspect
@@ -24,8 +40,21 @@ import textwrap
 import threading
 import types
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from gas._boundscheck import (
+    ERROR_FIELDS,
+    BoundsChecks,
+    CheckSite,
+    MethodChecks,
+    check_fixed,
+    check_index,
+    check_range,
+    extent,
+)
 from gas.errors import ProgramError
 
 # CPython 3.11's conversions between source, Python AST objects and its C AST keep one recursion
@@ -41,7 +70,7 @@ def parse_source(src: str) -> ast.Module:
         return ast.parse(src)
 
 
-__all__ = ["rewrite_method"]
+__all__ = ["rewrite_method", "BoundsChecks", "MethodChecks", "check_index", "ERROR_FIELDS"]
 
 
 def _suggest(name: str, known: list[str]) -> str:
@@ -63,6 +92,88 @@ _WHAT = {
 }
 
 
+_CHECK = "_gas_check_index"
+_RANGE_CHECK = "_gas_check_range"
+_FIXED_CHECK = "_gas_check_fixed"
+_EXTENT = "_gas_extent"
+_HELPERS = (_CHECK, _RANGE_CHECK, _FIXED_CHECK, _EXTENT)
+
+
+@dataclass
+class _Loop:
+    """A ``for var in range(lo[, hi])`` loop whose accesses are checked once at its start: the
+    subscripts run on every iteration (no guard, no early exit) with bases the loop does not
+    change, indexed by ``var`` or by expressions the loop does not change."""
+
+    var: str
+    assigned: set[str]
+    guard: int
+    folds: list[tuple[str, ast.AST, int, int, ast.AST | None]] = field(default_factory=list)
+
+
+def _column_or_name(base: ast.AST) -> bool:
+    """A name, or a field's row ``_VC[c][v]`` / ``_EC[c][e]``: a base a loop's start may
+    evaluate even if the loop does not run (no index of the user's in it, nothing to fail)."""
+    if isinstance(base, ast.Name):
+        return True
+    return (
+        isinstance(base, ast.Subscript)
+        and isinstance(base.slice, ast.Name)
+        and isinstance(base.value, ast.Subscript)
+        and isinstance(base.value.slice, ast.Constant)
+        and isinstance(base.value.value, ast.Name)
+        and base.value.value.id in ("_VC", "_EC")
+    )
+
+
+def _stored_names(nodes: list[ast.stmt]) -> set[str]:
+    return {
+        n.id
+        for s in nodes
+        for n in ast.walk(s)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+    }
+
+
+def _range_loop(node: ast.For) -> tuple[str, ast.AST, ast.AST] | None:
+    """``(var, lo, hi)`` of ``for var in range(lo, hi)`` (or ``range(hi)``) when its accesses
+    may be checked at its start: pure bounds, no ``else``, no way out of the body but its end,
+    and ``var`` not assigned in the body. Else None."""
+    it = node.iter
+    if not (
+        isinstance(node.target, ast.Name)
+        and not node.orelse
+        and isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "range"
+        and 1 <= len(it.args) <= 2
+        and not it.keywords
+        and all(_is_pure(a) and not isinstance(a, ast.Starred) for a in it.args)
+    ):
+        return None
+    exits = (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom)
+    for s in node.body:
+        if any(isinstance(n, exits) for n in ast.walk(s)):
+            return None
+    if node.target.id in _stored_names(node.body):
+        return None
+    lo, hi = (ast.Constant(0), it.args[0]) if len(it.args) == 1 else (it.args[0], it.args[1])
+    return node.target.id, lo, hi
+
+
+def _is_pure(node: ast.AST) -> bool:
+    """True for an expression without side effects (names, constants, attributes, subscripts,
+    arithmetic, and the checks themselves), which may be evaluated twice: a checked subscript
+    passes its base to the check as well (``x[check(self, x, i, 0, code)]``)."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            if not (isinstance(sub.func, ast.Name) and sub.func.id in _HELPERS):
+                return False
+        elif isinstance(sub, (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.Lambda)):
+            return False
+    return True
+
+
 class _Rewriter(ast.NodeTransformer):
     def __init__(
         self,
@@ -73,10 +184,75 @@ class _Rewriter(ast.NodeTransformer):
         ecols: dict[str, int],
         line0: int,
         filename: str,
+        checks: MethodChecks | None = None,
+        labels: dict[str, str] | None = None,
     ) -> None:
         self.where, self.roles, self.known = where, roles, known
         self.vcols, self.ecols = vcols, ecols
         self.line0, self.filename = line0, filename
+        self.checks, self.labels = checks, labels or {}
+        self.selfname = next((k for k, r in roles.items() if r == "self"), "self")
+        # dimensions of each column (1 + the field's), by (table, position), for the checks
+        self.col_ndim: dict[tuple[str, int], int] = {}
+        for table, role, cols in (("_VC", "vertex", vcols), ("_EC", "edge", ecols)):
+            dtypes = checks.field_dtypes.get(role, {}) if checks else {}
+            for name, i in cols.items():
+                self.col_ndim[(table, i)] = 1 + len(np.dtype(dtypes[name]).shape) if name in dtypes else 1
+        self.loops: list[_Loop] = []  # enclosing loops whose accesses are checked at their start
+        self.guard = 0  # conditional constructs entered (an access there may not run)
+
+    def _guarded(self, node: ast.AST) -> ast.AST:
+        self.guard += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.guard -= 1
+
+    visit_If = visit_While = visit_Try = visit_IfExp = visit_BoolOp = _guarded
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _guarded
+    visit_Lambda = visit_FunctionDef = visit_With = _guarded
+
+    def visit_For(self, node: ast.For) -> ast.AST:
+        plan = _range_loop(node) if self.checks is not None else None
+        if plan is None:
+            return self._guarded(node)
+        var, lo, hi = plan
+        node.iter = self.visit(node.iter)  # its bounds run once, in the enclosing context
+        lo, hi = (ast.Constant(0), node.iter.args[0]) if len(node.iter.args) == 1 else node.iter.args
+        loop = _Loop(var, _stored_names(node.body), self.guard)
+        self.loops.append(loop)
+        try:
+            node.body = [self.visit(s) for s in node.body]
+        finally:
+            self.loops.pop()
+        if loop.folds:
+            stop = hi
+            for kind, base, axis, code, index in loop.folds:
+                me = ast.Name(id=self.selfname, ctx=ast.Load())
+                args = [me, self._extent_of(base, axis), ast.Constant(code)]
+                args += [] if index is None else [copy.deepcopy(index)]
+                args += [copy.deepcopy(lo), stop]
+                stop = ast.Call(func=ast.Name(id=kind, ctx=ast.Load()), args=args, keywords=[])
+            rng = ast.Call(func=ast.Name(id="range", ctx=ast.Load()), args=[lo, stop], keywords=[])
+            node.iter = ast.copy_location(rng, node.iter)
+        return node
+
+    def _loop_for(self, base: ast.AST, elts: list[ast.AST]) -> _Loop | None:
+        """The innermost loop that can check this access at its start (see :class:`_Loop`)."""
+        if not self.loops or self.loops[-1].guard != self.guard:
+            return None
+        loop = self.loops[-1]
+        moving = loop.assigned | {loop.var}
+        if not _column_or_name(base) or any(
+            isinstance(n, ast.Name) and n.id in moving for n in ast.walk(base)
+        ):
+            return None
+        for x in elts:
+            if not self._checkable(x) or (isinstance(x, ast.Name) and x.id == loop.var):
+                continue
+            if not _is_pure(x) or any(isinstance(n, ast.Name) and n.id in moving for n in ast.walk(x)):
+                return None
+        return loop
 
     def _err(self, node: ast.AST, msg: str) -> ProgramError:
         line = self.line0 + getattr(node, "lineno", 1) - 1
@@ -111,6 +287,105 @@ class _Rewriter(ast.NodeTransformer):
             ast.Subscript(value=col, slice=ast.Name(id=name, ctx=ast.Load()), ctx=node.ctx), node
         )
 
+    def _describe(self, base: ast.AST) -> tuple[str, str]:
+        """What the user's subscripted expression is, and how to fix an index out of its range."""
+        if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name):
+            role = self.roles.get(base.value.id)
+            dtypes = self.checks.field_dtypes.get(role or "", {}) if self.checks else {}
+            if base.attr in dtypes:
+                dt = np.dtype(dtypes[base.attr])
+                decl = f"({dt.base.name}, {dt.shape if len(dt.shape) > 1 else dt.shape[0]})"
+                where = "vertex_data" if role == "vertex" else "edge_data"
+                return (
+                    f"the {role} field '{base.value.id}.{base.attr}' (declared {decl})",
+                    f"keep the index in 0..{{last}}, or declare a longer field in {where}",
+                )
+        if isinstance(base, ast.Name) and self.labels.get(base.id):
+            return (
+                self.labels[base.id],
+                "keep the index in 0..{last}, or declare a larger gather_type",
+            )
+        text = ast.unparse(base)
+        return f"'{text}'", "keep the index in 0..{last} (below the array's length)"
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        if self.checks is None:
+            return self.generic_visit(node)
+        text = ast.unparse(node)
+        what, hint = self._describe(node.value)
+        node = self.generic_visit(node)  # fields become column rows, inner subscripts checked
+        base = node.value
+        elts = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if not any(self._checkable(x) for x in elts):
+            return node
+        if not _is_pure(base):
+            # evaluated twice it could act twice (and Numba does not type an assignment
+            # expression there): an index into a call's result is left unchecked
+            return node
+        line = self.line0 + getattr(node, "lineno", 1) - 1
+        loop = self._loop_for(base, elts)
+        if loop is not None:
+            self._fold(loop, base, elts, CheckSite(self.where, self.filename, line, text, what, 0, hint))
+            return node
+        out = []
+        for axis, x in enumerate(elts):
+            if self._checkable(x):
+                site = CheckSite(self.where, self.filename, line, text, what, axis, hint)
+                out.append(self._check_call(base, x, axis, self.checks.table.add(site)))
+            elif isinstance(x, ast.Constant) and x.value in (None, Ellipsis):
+                out += elts[axis:]  # the axes of what follows a new axis or an ellipsis shift
+                break
+            else:
+                out.append(x)
+        index = ast.Tuple(elts=out, ctx=ast.Load()) if isinstance(node.slice, ast.Tuple) else out[0]
+        return ast.copy_location(ast.Subscript(value=base, slice=index, ctx=node.ctx), node)
+
+    def _fold(self, loop: _Loop, base: ast.AST, elts: list[ast.AST], site: CheckSite) -> None:
+        """Check this access's indices once at ``loop``'s start instead of at each access."""
+        for axis, x in enumerate(elts):
+            if self._checkable(x):
+                code = self.checks.table.add(dataclasses.replace(site, axis=axis))
+                if isinstance(x, ast.Name) and x.id == loop.var:
+                    loop.folds.append((_RANGE_CHECK, base, axis, code, None))
+                else:
+                    loop.folds.append((_FIXED_CHECK, base, axis, code, x))
+            elif isinstance(x, ast.Constant) and x.value in (None, Ellipsis):
+                break
+
+    def _extent_of(self, base: ast.AST, axis: int) -> ast.AST:
+        """The length of ``base`` along ``axis``: ``_VC[c].shape[axis + 1]`` for a field's row
+        ``_VC[c][v]`` and ``acc.shape[axis]`` for a gather total (no array handed to a function:
+        its reference-count updates, on an array every thread shares, cost 1.3x on a vector
+        gather), else ``_gas_extent(base, axis)`` (None when ``base`` is not an array)."""
+        shape = None
+        if isinstance(base, ast.Name) and base.id in self.labels and self.checks is not None:
+            if axis < self.checks.gather_ndim:
+                shape = ast.Attribute(
+                    value=ast.Name(id=base.id, ctx=ast.Load()), attr="shape", ctx=ast.Load()
+                )
+        elif _column_or_name(base) and isinstance(base, ast.Subscript):
+            col = base.value
+            if axis + 1 < self.col_ndim.get((col.value.id, col.slice.value), 1):
+                shape = ast.Attribute(value=copy.deepcopy(col), attr="shape", ctx=ast.Load())
+                axis += 1
+        if shape is not None:
+            return ast.Subscript(value=shape, slice=ast.Constant(axis), ctx=ast.Load())
+        args = [copy.deepcopy(base), ast.Constant(axis)]
+        return ast.Call(func=ast.Name(id=_EXTENT, ctx=ast.Load()), args=args, keywords=[])
+
+    def _check_call(self, base: ast.AST, index: ast.AST, axis: int, code: int) -> ast.Call:
+        """``_gas_check_index(self, <length of base along axis>, index, code)``."""
+        me = ast.Name(id=self.selfname, ctx=ast.Load())
+        args = [me, self._extent_of(base, axis), index, ast.Constant(code)]
+        return ast.Call(func=ast.Name(id=_CHECK, ctx=ast.Load()), args=args, keywords=[])
+
+    @staticmethod
+    def _checkable(x: ast.AST) -> bool:
+        """An index expression that may be an integer (not a slice, new axis or ellipsis)."""
+        if isinstance(x, (ast.Slice, ast.Starred)):
+            return False
+        return not (isinstance(x, ast.Constant) and not isinstance(x.value, int))
+
     def visit_Name(self, node: ast.Name) -> ast.AST:
         role = self.roles.get(node.id)
         if role in ("vertex", "edge"):
@@ -129,11 +404,13 @@ def rewrite_method(
     known: dict[str, list[str]],
     vcols: dict[str, int],
     ecols: dict[str, int],
+    checks: MethodChecks | None = None,
 ) -> Callable[..., Any]:
     """Return ``fn`` rewritten to take ``(self, _VC, _EC, *params)`` with ids for records.
 
     ``roles_by_position`` gives the role of each parameter after ``self``: ``"vertex"``,
-    ``"edge"``, ``"ctx"`` or ``""`` for a plain value.
+    ``"edge"``, ``"ctx"`` or ``""`` for a plain value. With ``checks`` every integer index goes
+    through :func:`check_index` (sites numbered in ``checks.table``).
     """
     try:
         src = textwrap.dedent(inspect.getsource(fn))
@@ -154,10 +431,11 @@ def rewrite_method(
         if r:
             roles[p] = r
     line0 = fn.__code__.co_firstlineno
-    fdef.body = [
-        _Rewriter(where, roles, known, vcols, ecols, line0, fn.__code__.co_filename).visit(s)
-        for s in fdef.body
-    ]
+    labels = {}
+    if checks is not None:
+        labels = {p: lab for p, lab in zip(params[1:], checks.labels) if lab}
+    rw = _Rewriter(where, roles, known, vcols, ecols, line0, fn.__code__.co_filename, checks, labels)
+    fdef.body = [rw.visit(s) for s in fdef.body]
     fdef.args.args = fdef.args.args[:1] + [ast.arg(arg="_VC"), ast.arg(arg="_EC")] + fdef.args.args[1:]
     ast.fix_missing_locations(tree)
     ast.increment_lineno(tree, line0 - 1)
@@ -166,12 +444,18 @@ def rewrite_method(
     # Run the new definition in a module of its own, registered under a name derived from the
     # method's identity: Numba's on-disk cache re-imports the module of a compiled function's
     # globals when it loads a kernel, and the rewrite always runs before kernels are loaded.
-    tag = hashlib.sha1(f"{fn.__module__}.{fn.__qualname__}|{code.co_filename}".encode()).hexdigest()[:16]
+    # (a checked build's module is another one: its functions see the check helper)
+    ident = f"{fn.__module__}.{fn.__qualname__}|{code.co_filename}|{checks is not None}"
+    tag = hashlib.sha1(ident.encode()).hexdigest()[:16]
     modname = f"_gas_rewritten_{tag}"
     module = types.ModuleType(modname)
     env = module.__dict__
     env.update({k: v for k, v in fn.__globals__.items() if k not in ("__name__", "__spec__", "__loader__")})
     env["__name__"] = modname
+    if checks is not None:
+        env.update(
+            {_CHECK: check_index, _RANGE_CHECK: check_range, _FIXED_CHECK: check_fixed, _EXTENT: extent}
+        )
     if fn.__closure__:
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
             env[name] = cell.cell_contents

@@ -35,6 +35,15 @@ Fields may be small fixed-size arrays: ``vertex_data = {"w": (np.float64, 8)}`` 
 length-8 view of the vertex's row (``v.w[k] = x`` writes it). An array ``gather_type`` such as
 ``(np.float64, (k, k))`` accumulates into a per-vertex array in place, so gathering a vector or a
 small matrix per edge allocates nothing.
+
+Bounds checks: by default (``checked = True``) every integer index a method writes, ``acc[j]``,
+``v.x[j]``, ``e.w[i, j]`` or into a local array, is checked against the array's length, compiled
+or not. An index outside ``-n..n-1`` (Python's rule: ``-1`` is the last element) stops the run
+with a :class:`gas.ProgramError` naming the method, the line and the index, instead of reading or
+writing past the end. Setting ``checked = False`` on the class (or passing ``checked=False`` to
+the engine) compiles the methods without the checks, as the bundled, tested programs do: an
+index out of range then reads or corrupts memory silently. Arrays indexed inside compiled
+helper functions a method calls are not checked (set ``NUMBA_BOUNDSCHECK=1`` to check those).
 """
 
 from __future__ import annotations
@@ -43,11 +52,14 @@ import enum
 import inspect
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gas.errors import ProgramError
+
+if TYPE_CHECKING:
+    from gas._boundscheck import BoundsChecks
 
 __all__ = ["EdgeDir", "IN", "OUT", "ALL", "NONE", "VertexProgram", "ProgramSpec", "validate"]
 
@@ -117,6 +129,9 @@ class VertexProgram:
         Global map-reduce over all vertices after every superstep, visible as ``ctx.<name>``.
     output : str
         The vertex field returned as the result array by :func:`gas.run` (default: the first).
+    checked : bool
+        True (default): bounds-check the methods' array indexing (see the module docstring).
+        False: compile without the checks (a trusted, tested program; slightly faster).
 
     Examples
     --------
@@ -157,6 +172,7 @@ class VertexProgram:
     dynamic: bool = True
     aggregates: dict[str, str] = {}
     output: str | None = None
+    checked: bool = True
 
 
 @dataclass
@@ -186,6 +202,12 @@ class ProgramSpec:
     output: str
     writes: frozenset[tuple[str, str, str]] = frozenset()
     gather_refs: frozenset[tuple[str, str]] = frozenset()
+    checks: BoundsChecks | None = None  # the index checks compiled in; None: an unchecked build
+
+    @property
+    def checked(self) -> bool:
+        """True if the methods were rewritten with bounds checks."""
+        return self.checks is not None
 
     @cached_property
     def gather_nbr_fields(self) -> frozenset[str] | None:
@@ -233,7 +255,7 @@ class ProgramSpec:
         """The program's numeric attributes as a 1-element structured array."""
         arr = np.zeros(1, self.param_dtype)
         for name in self.param_dtype.names or ():
-            if name != "_":
+            if name != "_" and not name.startswith("_gas_"):
                 arr[0][name] = getattr(self.program, name)
         return arr
 
@@ -349,7 +371,10 @@ def _param_fields(program: VertexProgram) -> dict[str, Any]:
     }
 
 
-def _param_dtype(params: dict[str, Any]) -> np.dtype:
+def _param_dtype(params: dict[str, Any], checked: bool = False) -> np.dtype:
+    """The parameter record: one field per numeric attribute, plus where a checked build's
+    bounds checks record a failure (:data:`gas._boundscheck.ERROR_FIELDS`)."""
+
     def kind(v: Any) -> Any:
         if isinstance(v, (bool, np.bool_)):
             return np.bool_
@@ -357,17 +382,36 @@ def _param_dtype(params: dict[str, Any]) -> np.dtype:
             return np.float64
         return np.int64
 
-    return np.dtype([(k, kind(v)) for k, v in params.items()] or [("_", np.uint8)])
+    fields = [(k, kind(v)) for k, v in params.items() if not (checked and k.startswith("_gas_"))]
+    if checked:
+        from gas._boundscheck import ERROR_FIELDS
+
+        fields += list(ERROR_FIELDS)
+    return np.dtype(fields or [("_", np.uint8)])
 
 
-def validate(program: Any, graph: Any) -> ProgramSpec:
+def _check_labels(method: str, names: tuple[str, ...], gt: np.dtype) -> tuple[str, ...]:
+    """Descriptions of the parameters of ``method`` that hold an array gather total."""
+    if not gt.shape:
+        return ()
+    shape = gt.shape if len(gt.shape) > 1 else gt.shape[0]
+    acc = f"the gather total '{{}}' (gather_type ({gt.base.name}, {shape}))"
+    arrays = {"gather": ("acc",), "sum": ("a", "b"), "apply": ("total",)}.get(method, ())
+    return tuple(acc if n in arrays else "" for n in names)
+
+
+def validate(program: Any, graph: Any, checked: bool | None = None) -> ProgramSpec:
     """Check a program against a graph and describe it for the engine.
+
+    ``checked`` (default: the program's ``checked`` attribute) rewrites the methods with bounds
+    checks on their array indexing.
 
     Raises
     ------
     ProgramError
         Naming the method at fault and the fix.
     """
+    from gas._boundscheck import BoundsChecks, MethodChecks
     from gas._rewrite import rewrite_method
 
     if isinstance(program, type):
@@ -464,11 +508,20 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
     rewritten = {}
     writes: set[tuple[str, str, str]] = set()
     gather_refs: set[tuple[str, str]] = set()
+    if checked is None:
+        checked = bool(getattr(program, "checked", True))
+    table = BoundsChecks() if checked else None
     for name, fn in fns.items():
         if fn is None:
             continue
         roles = tuple(_ROLES.get(a, "") for a in methods[name][0])
-        rewritten[name] = rewrite_method(fn, f"{cls_name}.{name}", roles, known, vindex, eindex)
+        mc = None
+        if table is not None:
+            labels = _check_labels(name, methods[name][0], gt)
+            names = list(inspect.signature(fn).parameters)[1:]
+            labels = tuple(lab.format(p) for lab, p in zip(labels, names))
+            mc = MethodChecks(table, labels, {"vertex": fields, "edge": edge_fields}, len(gt.shape))
+        rewritten[name] = rewrite_method(fn, f"{cls_name}.{name}", roles, known, vindex, eindex, mc)
         w, refs = _accesses(fn, name, methods[name][0])
         writes |= {x for x in w if x[1] in ("e", "nbr")}
         if name == "gather":
@@ -483,7 +536,7 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
         builtin_columns=builtins,
         edge_columns=ecols,
         graph_edge_fields=graph_cols,
-        param_dtype=_param_dtype(params),
+        param_dtype=_param_dtype(params, checked),
         ctx_dtype=np.dtype(
             [("iteration", np.int64), ("num_vertices", np.int64), ("num_edges", np.int64)]
             + [(k, np.float64) for k in aggs]
@@ -498,4 +551,5 @@ def validate(program: Any, graph: Any) -> ProgramSpec:
         output=out,
         writes=frozenset(writes),
         gather_refs=frozenset(gather_refs),
+        checks=table,
     )
