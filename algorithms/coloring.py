@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from gas.async_engine import AsyncEngine
+from gas.engine import require_converged
 from gas.graph import Graph
 from gas.program import ALL, NONE, VertexProgram
 
@@ -93,8 +94,13 @@ def coloring(
     progress=None,
     procs: int = 1,
     partition: str = "hdrf",
+    max_iter: int | None = None,
 ) -> np.ndarray:
     """Greedy colouring on the asynchronous engine; colour of every vertex by internal id.
+
+    ``max_iter`` (rounds) defaults to ``num_vertices + 1``; a run still scheduling vertices
+    then (``repair`` under ``vertex`` consistency can keep recolouring) raises
+    :class:`gas.ConvergenceError` holding the partial colours.
 
     ``procs > 1`` runs it on that many local processes (:mod:`gas.runtime.async_dist`: chromatic
     steps keep ``edge`` consistency across processes; ``fifo`` or ``sweep`` scheduler), split by
@@ -110,26 +116,30 @@ def coloring(
     """
     if G.num_vertices == 0:
         return np.zeros(0, np.int64)
+    budget = G.num_vertices + 1 if max_iter is None else max_iter
     if procs > 1:
         from gas.runtime.local import run_distributed
 
-        return run_distributed(
+        res = run_distributed(
             G,
             ColoringProgram(G, repair),
             procs,
             partition,
-            max_iter=G.num_vertices + 1,
+            max_iter=budget,
             progress=progress,
             engine="async",
             scheduler=scheduler,
             consistency=consistency,
-        ).output
-    eng = AsyncEngine(
-        G,
-        ColoringProgram(G, repair),
-        scheduler=scheduler,
-        consistency=consistency,
-        threads=threads,
-        debug=debug,
-    )
-    return eng.run(max_iter=G.num_vertices + 1, progress=progress).output
+        )
+    else:
+        eng = AsyncEngine(
+            G,
+            ColoringProgram(G, repair),
+            scheduler=scheduler,
+            consistency=consistency,
+            threads=threads,
+            debug=debug,
+        )
+        res = eng.run(max_iter=budget, progress=progress)
+    require_converged(res, "Colouring", res.output, rounds=True)
+    return res.output

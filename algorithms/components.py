@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from gas.engine import engine_for as _engine
+from gas.engine import require_converged
 from gas.graph import Graph
 from gas.program import ALL, VertexProgram
 
@@ -54,12 +55,16 @@ def connected_components(
     engine: str = "sync",
     scheduler: str = "fifo",
     consistency: str | None = None,
+    max_iter: int | None = None,
 ) -> np.ndarray:
     """Weakly connected components: for each vertex, the ORIGINAL id of the smallest vertex in it.
 
     Returns an array indexed by internal vertex id; compare with
     ``networkx.weakly_connected_components`` (each set's ``min``). ``engine="async"`` runs the
     same program on :class:`gas.AsyncEngine` (``scheduler``, ``consistency`` as there).
+    ``max_iter`` (supersteps or rounds) defaults to ``num_vertices + 1``, which always suffices;
+    a run that stops at a smaller one, with labels still changing, raises
+    :class:`gas.ConvergenceError` holding the partial labels.
 
     Examples
     --------
@@ -71,5 +76,7 @@ def connected_components(
     if G.num_vertices == 0:
         return G.ids.copy()
     eng = _engine(G, ComponentsProgram(), engine, scheduler, consistency, threads, debug)
-    res = eng.run(max_iter=G.num_vertices + 1, progress=progress)
+    budget = G.num_vertices + 1 if max_iter is None else max_iter
+    res = eng.run(max_iter=budget, progress=progress)
+    require_converged(res, "Connected components", G.ids[res.output])
     return G.ids[res.output]

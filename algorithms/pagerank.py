@@ -6,19 +6,23 @@ Fixed point (``N`` vertices, ``d(u)`` out-degree or out-weight, ``D`` the dangli
 
 Iteration starts from ``x = 1/N`` and stops after the first superstep whose L1 change
 ``sum_v |x_v - x_v_prev|`` is below ``N * tol`` (networkx's rule), so the result sums to 1.
+A run that ends without meeting its rule raises :class:`gas.ConvergenceError` (catchable as
+``networkx.PowerIterationFailedConvergence``) holding the partial ranks; so does one whose ranks
+are not finite (with no ranks).
 """
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from gas.async_engine import AsyncEngine
+from gas.async_engine import AsyncEngine, superstep_work
 from gas.engine import RunResult, SyncEngine
+from gas.errors import GraphError, InputError, convergence_error
 from gas.graph import Graph
 from gas.program import IN, NONE, OUT, VertexProgram
+
+from .pagerank_extrapolate import _Extrapolation
 
 __all__ = [
     "PageRankProgram",
@@ -27,7 +31,17 @@ __all__ = [
     "WeightedDeltaPageRankProgram",
     "ResidualPageRankProgram",
     "pagerank",
+    "check_weights",
+    "power_step_change",
+    "ASYNC_WORK_FACTOR",
 ]
+
+#: The asynchronous engines' budget is this many times the work of ``max_iter`` synchronous
+#: supersteps (``num_edges + num_vertices`` each). Measured to ``tol=1e-13`` on the graphs of
+#: ../shared (bench/RESULTS.md, "Hardening"): one process (push form) needed at most 32
+#: supersteps' work, two processes (pull form: an update visits its in- and out-edges) at most
+#: 201 (email-Enron), so 5 x 100 leaves a margin of 2.5x where it is tightest.
+ASYNC_WORK_FACTOR = 5
 
 
 class PageRankProgram(VertexProgram):
@@ -41,6 +55,7 @@ class PageRankProgram(VertexProgram):
     gather_edges = IN
     dynamic = False
     aggregates = {"dangling": "sum", "change": "sum"}
+    checked = False  # bundled and tested: compiled without bounds checks (gas.VertexProgram)
 
     def __init__(self, alpha: float = 0.85, tol: float = 1e-6) -> None:
         self.alpha = float(alpha)
@@ -65,139 +80,6 @@ class PageRankProgram(VertexProgram):
 
     def converged(self, ctx):
         return ctx.change < ctx.num_vertices * self.tol
-
-
-@njit(parallel=True, cache=True)
-def _gram(F: np.ndarray, d: np.ndarray, blocks: int) -> np.ndarray:
-    """``H[i, j] = <f_i, f_j>`` for the rows ``f_0 .. f_{m-1}`` of ``F`` and ``f_m = d``, in one
-    pass over the vertices (``blocks`` partial sums, added at the end)."""
-    m, n = F.shape
-    k = m + 1
-    part = np.zeros((blocks, k, k))
-    for b in prange(blocks):
-        col = np.empty(k)
-        for v in range(b * n // blocks, (b + 1) * n // blocks):
-            for i in range(m):
-                col[i] = F[i, v]
-            col[m] = d[v]
-            for i in range(k):
-                for j in range(i, k):
-                    part[b, i, j] += col[i] * col[j]
-    H = np.zeros((k, k))
-    for b in range(blocks):
-        H += part[b]
-    for i in range(k):
-        for j in range(i):
-            H[i, j] = H[j, i]
-    return H
-
-
-@njit(parallel=True, cache=True)
-def _anderson_ranks(rank, d, F, c, contrib, degree):
-    """``rank -= s`` with ``s = sum_i c[i - 1] f_i`` over ``f_1 .. f_{m-1}`` (rows of ``F``) and
-    ``f_m = d``; ``d -= s`` (the whole step from the iterate before the last superstep) and
-    ``contrib = rank / degree`` as ``apply`` computes it (0 where the degree is 0)."""
-    m = F.shape[0]
-    for v in prange(rank.shape[0]):
-        s = c[m - 1] * d[v]
-        for i in range(1, m):
-            s += c[i - 1] * F[i, v]
-        r = rank[v] - s
-        rank[v] = r
-        d[v] -= s
-        contrib[v] = r / degree[v] if degree[v] != 0 else 0.0
-
-
-def _anderson_weights(H: np.ndarray, ridge: float = 1e-10) -> tuple[np.ndarray, float]:
-    """Weights ``a`` (summing to 1) minimising ``|sum_j a_j f_j|`` given the Gram matrix ``H``
-    of the steps, and that norm. A ridge of ``ridge * trace(H) / k`` keeps the solve finite when
-    the steps are nearly parallel (the weights then barely matter)."""
-    k = H.shape[0]
-    scale = float(np.trace(H)) / k
-    if not np.isfinite(scale) or scale <= 0.0:
-        return np.full(k, np.nan), np.inf
-    try:
-        w = np.linalg.solve(H + ridge * scale * np.eye(k), np.ones(k))
-    except np.linalg.LinAlgError:
-        return np.full(k, np.nan), np.inf
-    a = w / w.sum()
-    return a, float(np.sqrt(max(float(a @ H @ a), 0.0)))
-
-
-class _Extrapolation:
-    """Progress hook for the synchronous :class:`PageRankProgram` (or the weighted one): an
-    Anderson extrapolation every ``every`` supersteps, over the last ``m + 1`` steps
-    (``m = min(4, every - 2)``).
-
-    A superstep maps the ranks ``y_j`` to ``y_{j+1} = G(y_j)``; call its step
-    ``f_j = y_{j+1} - y_j`` (the program's signed ``change``). Anderson acceleration (type II,
-    Walker and Ni, SIAM J. Numer. Anal. 2011) picks weights ``a_j`` summing to 1 that minimise
-    ``|sum_j a_j f_j|`` and moves to ``sum_j a_j G(y_j)``. Power iteration is linear, so that
-    combination is close to the fixed point whenever the error lies mostly in a few eigenvectors
-    of the Google matrix, whatever their eigenvalues (Aitken's process, which this replaced,
-    handles one). Here it runs periodically rather than after every superstep: after
-    supersteps ``every - m .. every - 1`` of each cycle the hook copies the step; after superstep
-    ``every`` it forms the ``(m+1) x (m+1)`` Gram matrix of the steps in one pass, solves for
-    the weights, and moves to ``y_{m+1} - sum_{i>=1} A_i f_i`` with ``A_i = a_0 + ... + a_{i-1}``
-    (the combination written with the steps alone, so no iterate is copied). It moves only when
-    the combined step is at most half the last one (``|sum_j a_j f_j| <= |f_m| / 2``): otherwise
-    the steps do not predict the error. Every plain step sums to 0, so the new ranks still sum
-    to 1. The hook writes ``contrib`` and ``change`` (the whole step) to match and has the
-    engine recompute its aggregates, so the next superstep reads the new dangling mass and the
-    stopping test sees the jump (an extrapolating superstep never passes it); that superstep's
-    statistics say ``extrapolated: True`` (``gas pagerank`` marks its progress line).
-
-    Cost: ``m`` copies, one Gram pass and one update pass per cycle, ``m`` extra columns of
-    memory; no work inside the supersteps. Supersteps with ``every=6`` against plain power
-    iteration (bench/RESULTS.md): to an L1 error of 1e-6, R-MAT-20 7 against 16,
-    soc-Slashdot0811 24 against 66, soc-Epinions1 30 against 57 (section "PageRank to a
-    tolerance: extrapolation"); to 1e-10, 16 against 26, 37 against 122, 55 against 116
-    (section "Asynchronous engine"). R-MAT-20 has one dominant error mode, and Aitken's step
-    reached 1e-10 there in 13.
-    """
-
-    def __init__(self, eng: SyncEngine, degree: np.ndarray, every: int, progress, shrink=0.5):
-        if every < 3:
-            raise ValueError(f"Expected extrapolate_every >= 3 supersteps, or 0 for none (got {every})")
-        self.eng, self.every = eng, int(every)
-        self.m = min(4, self.every - 2)
-        self.shrink = float(shrink)
-        self.progress = progress
-        self.degree = degree
-        self.F: np.ndarray | None = None  # the copied steps, one row each
-        self.have = 0  # rows copied in this cycle
-        self.count = 0  # extrapolations made
-        self.blocks = int(min(64, max(1, degree.shape[0] // 8192)))
-
-    def __call__(self, stat):
-        phase = (stat["iteration"] + 1) % self.every
-        d = self.eng.columns["change"]
-        if phase >= self.every - self.m:
-            row = phase - (self.every - self.m)
-            if self.F is None:
-                self.F = np.empty((self.m, d.shape[0]))
-            if row == self.have:
-                np.copyto(self.F[row], d)
-                self.have += 1
-        elif phase == 0 and self.have == self.m:
-            if self._extrapolate(d):
-                stat.update(self.eng.refresh_aggregates())
-                stat["extrapolated"] = True
-        if phase == 0:
-            self.have = 0
-        if self.progress is not None:
-            self.progress(stat)
-
-    def _extrapolate(self, d: np.ndarray) -> bool:
-        """The Anderson step, when the combined step is small enough; True if it moved."""
-        H = _gram(self.F, d, self.blocks)
-        a, rho = _anderson_weights(H)
-        if not (np.all(np.isfinite(a)) and rho <= self.shrink * np.sqrt(H[-1, -1])):
-            return False
-        cols = self.eng.columns
-        _anderson_ranks(cols["rank"], d, self.F, np.cumsum(a)[:-1], cols["contrib"], self.degree)
-        self.count += 1
-        return True
 
 
 class WeightedPageRankProgram(PageRankProgram):
@@ -380,7 +262,9 @@ class _ResidualShift:
 
 
 def _pagerank_async(G, alpha, tol, max_iter, weight, threads, debug, progress, scheduler, consistency):
-    """Asynchronous PageRank; returns the normalized ranks and the run's result."""
+    """Asynchronous PageRank; returns the normalized ranks and the run's result. ``max_iter``
+    is a budget of supersteps' work: ``ASYNC_WORK_FACTOR * max_iter`` times
+    :func:`gas.async_engine.superstep_work`."""
     n = G.num_vertices
     weighted = weight is not None
     # networkx stops when the L1 change of an iteration is below N * tol (error about
@@ -414,9 +298,101 @@ def _pagerank_async(G, alpha, tol, max_iter, weight, threads, debug, progress, s
         eng.columns["out_weight"][:] = np.bincount(G.src, weights=G.edata[weight], minlength=n)
     if isinstance(prog, ResidualPageRankProgram):
         progress = _ResidualShift(G, eng, prog, progress)
-    res = eng.run(max_iter=max_iter, progress=progress)
+    budget = ASYNC_WORK_FACTOR * int(max_iter) * superstep_work(G)  # bounds rounds too (>= 1 each)
+    res = eng.run(max_iter=budget, progress=progress, max_work=budget)
     y = res.output
     return y / y.sum(), res
+
+
+def check_weights(G: Graph, weight: str) -> np.ndarray:
+    """The edge column ``weight``, refused unless every value is finite and non-negative.
+
+    Raises
+    ------
+    GraphError
+        Naming how many weights are bad, the first one and its edge (original ids).
+
+    Examples
+    --------
+    >>> import gas
+    >>> g = gas.Graph.from_edges([0, 1, 2], [1, 2, 0], weights=[1.0, -2.0, float("nan")])
+    >>> try:
+    ...     check_weights(g, "weight")
+    ... except gas.GraphError as exc:
+    ...     print(str(exc)[:64])
+    PageRank needs finite, non-negative edge weights: 2 of 3 are not
+    """
+    w = np.asarray(G.edata[weight])
+    if not np.issubdtype(w.dtype, np.number):
+        raise GraphError(f"PageRank needs numeric edge weights (got a column of {w.dtype})")
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if bad.size:
+        e = int(bad[0])
+        raise GraphError(
+            f"PageRank needs finite, non-negative edge weights: {bad.size} of {w.size} are not "
+            f"(first: {float(w[e])!r} on edge {G.ids[G.src[e]]} -> {G.ids[G.dst[e]]}); hint: fix the "
+            "input, or run without weights"
+        )
+    with np.errstate(over="ignore"):
+        out = np.bincount(G.src, weights=w, minlength=G.num_vertices)
+    over = np.flatnonzero(~np.isfinite(out))
+    if over.size:
+        raise GraphError(
+            f"PageRank's out-weight of vertex {G.ids[over[0]]} (the sum of its edge weights) "
+            f"overflows to {out[over[0]]} ({over.size} such vertices); hint: scale the weights down"
+        )
+    return w
+
+
+def power_step_change(G: Graph, ranks: np.ndarray, alpha: float, weight: str | None = None) -> float:
+    """L1 change ``|G(x) - x|`` of one power-iteration step from ``x = ranks / sum(ranks)``:
+    networkx's stopping test, measured on any answer (how far an unconverged run got)."""
+    x = ranks / ranks.sum()
+    n = G.num_vertices
+    w = None if weight is None else G.edata[weight]
+    d = np.bincount(G.src, weights=w, minlength=n).astype(np.float64)
+    share = np.divide(x, d, out=np.zeros(n), where=d != 0)
+    per_edge = share[G.src] if w is None else share[G.src] * w
+    total = np.bincount(G.dst, weights=per_edge, minlength=n)
+    new = (1.0 - alpha) / n + alpha * (total + x[d == 0].sum() / n)
+    return float(np.abs(new - x).sum())
+
+
+def _check_result(G, ranks, res, alpha, tol, max_iter, weight, engine) -> None:
+    """Raise :class:`gas.ConvergenceError` for non-finite ranks or a run that stopped short."""
+    n = G.num_vertices
+    target = n * tol
+    bad = np.flatnonzero(~np.isfinite(ranks))
+    if bad.size:
+        raise convergence_error(
+            f"PageRank produced {bad.size} non-finite scores (first at vertex {G.ids[bad[0]]}: "
+            f"{ranks[bad[0]]}): the iteration diverged; check the edge weights",
+            iterations=res.iterations,
+            target=target,
+        )
+    if res.converged:
+        return
+    if engine == "sync":
+        change = res.aggregates.get("change", float("nan"))
+        msg = f"PageRank stopped after {res.iterations} supersteps with L1 change {change:.1e}"
+    else:
+        change = power_step_change(G, ranks, alpha, weight)
+        left = res.stats[-1].get("scheduled", 0) if res.stats else n
+        msg = (
+            f"Asynchronous PageRank stopped at its budget of {ASYNC_WORK_FACTOR} x {max_iter} "
+            "supersteps' work "
+            f"({res.edge_updates + res.updates:,d} edge visits and updates in {res.iterations} "
+            f"rounds) with {left:,d} vertices still scheduled; one power-iteration step from its "
+            f"ranks changes them by L1 {change:.1e}"
+        )
+    raise convergence_error(
+        f"{msg}, target N*tol = {target:.1e}",
+        iterations=res.iterations,
+        residual=change,
+        target=target,
+        result=ranks,
+        run=res,
+    )
 
 
 def pagerank(
@@ -445,7 +421,11 @@ def pagerank(
     tol : float, default 1e-6
         Stop when the L1 change of one iteration is below ``num_vertices * tol`` (networkx).
     max_iter : int, default 100
-        Most iterations; a :class:`RuntimeWarning` is issued if the tolerance was not reached.
+        Most supersteps. The asynchronous engine's budget is by work, however many rounds
+        that takes: edges visited plus vertex updates up to ``ASYNC_WORK_FACTOR`` (5) times
+        ``max_iter * (num_edges + num_vertices)``; to ``tol=1e-13`` the graphs of ../shared
+        needed at most 32 supersteps' worth on one process and 201 on two
+        (bench/RESULTS.md, "Hardening").
     weight : str, optional
         Edge column holding weights (``"weight"``); ``None`` treats every edge as weight 1.
     threads : int, optional
@@ -458,7 +438,7 @@ def pagerank(
         Also return the engine's :class:`~gas.engine.RunResult` (statistics, iterations).
     engine : {"sync", "async"}, default "sync"
         ``"async"`` runs on :class:`gas.AsyncEngine`: a vertex is rescheduled while its own
-        pending change exceeds ``tol``; ``max_iter`` counts rounds. With ``consistency="full"``
+        pending change exceeds ``tol``; ``max_iter`` counts supersteps' work. With ``consistency="full"``
         (the default) the residual push form :class:`ResidualPageRankProgram`; with
         ``"edge"`` or ``"vertex"`` (or weights) the pull form :class:`DeltaPageRankProgram`.
     scheduler : {"priority", "fifo", "sweep"}, default "priority"
@@ -479,6 +459,17 @@ def pagerank(
     ndarray of float64
         Ranks summing to 1, as ``networkx.pagerank`` (dangling vertices spread their rank evenly).
 
+    Raises
+    ------
+    gas.ConvergenceError
+        The run ended without meeting its stopping rule (its ``result`` holds the partial
+        ranks, ``residual`` and ``target`` the last L1 change and ``N * tol``), or produced
+        non-finite ranks (no ``result``). Also a ``networkx.PowerIterationFailedConvergence``.
+    GraphError
+        A weight that is negative, NaN or infinite.
+    InputError
+        ``alpha`` outside [0, 1], or ``tol`` negative or not finite.
+
     Examples
     --------
     >>> import gas
@@ -487,7 +478,9 @@ def pagerank(
     [0.3333, 0.3333, 0.3333]
     """
     if not 0.0 <= alpha <= 1.0:
-        raise ValueError(f"Expected 'alpha' in [0, 1] (got {alpha})")
+        raise InputError(f"Expected 'alpha' in [0, 1] (got {alpha})")
+    if not (np.isfinite(tol) and tol >= 0.0):
+        raise InputError(f"Expected 'tol' finite and >= 0 (got {tol})")
     if G.num_vertices == 0:
         empty = np.zeros(0, np.float64)
         return (empty, RunResult(np.zeros(0), empty, 0, True)) if return_result else empty
@@ -498,17 +491,21 @@ def pagerank(
         )
     if engine not in ("sync", "async"):
         raise ValueError(f"Expected engine 'sync' or 'async' (got {engine!r})")
+    if weight is not None:
+        check_weights(G, weight)
     if engine == "async":
         ranks, res = _pagerank_async(
             G, alpha, tol, max_iter, weight, threads, debug, progress, scheduler, consistency
         )
-        if not res.converged:
-            warnings.warn(
-                f"Asynchronous PageRank still had scheduled vertices after {max_iter} rounds; raise max_iter",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-        return (ranks, res) if return_result else ranks
+    else:
+        args = (G, alpha, tol, max_iter, weight, threads, debug, progress, extrapolate_every)
+        ranks, res = _pagerank_sync(*args)
+    _check_result(G, ranks, res, alpha, tol, max_iter, weight, engine)
+    return (ranks, res) if return_result else ranks
+
+
+def _pagerank_sync(G, alpha, tol, max_iter, weight, threads, debug, progress, every):
+    """Synchronous PageRank (power iteration, extrapolated every ``every`` supersteps)."""
     if weight is not None:
         eng = SyncEngine(G, WeightedPageRankProgram(alpha, tol), threads=threads, debug=debug)
         degree = np.bincount(G.src, weights=G.edata[weight], minlength=G.num_vertices)
@@ -516,14 +513,7 @@ def pagerank(
     else:
         eng = SyncEngine(G, PageRankProgram(alpha, tol), threads=threads, debug=debug)
         degree = G.out_degree
-    if extrapolate_every:
-        progress = _Extrapolation(eng, degree, extrapolate_every, progress)
+    if every:
+        progress = _Extrapolation(eng, degree, every, progress)
     res = eng.run(max_iter, progress=progress)
-    if not res.converged:
-        warnings.warn(
-            f"PageRank did not reach tol={tol} in {max_iter} iterations "
-            f"(last L1 change {res.aggregates.get('change', float('nan')):.3e}); raise max_iter",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-    return (res.output, res) if return_result else res.output
+    return res.output, res

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from gas.engine import engine_for as _engine
-from gas.errors import GraphError
+from gas.engine import require_converged
+from gas.errors import GraphError, convergence_error
 from gas.graph import Graph
 from gas.program import IN, OUT, VertexProgram
 
@@ -70,6 +71,7 @@ def sssp(
     engine: str = "sync",
     scheduler: str = "fifo",
     consistency: str | None = None,
+    max_iter: int | None = None,
 ) -> np.ndarray:
     """Shortest-path distance from ``source`` to every vertex (``inf`` where unreachable).
 
@@ -84,6 +86,8 @@ def sssp(
     engine, scheduler, consistency
         ``engine="async"`` runs the same program on :class:`gas.AsyncEngine` with that scheduler
         and consistency model.
+    max_iter : int, optional
+        Most supersteps (rounds); default ``num_vertices + 1``, which always suffices.
 
     Returns
     -------
@@ -92,7 +96,10 @@ def sssp(
     Raises
     ------
     GraphError
-        Unknown source, or negative weights.
+        Unknown source, or negative or NaN weights.
+    gas.ConvergenceError
+        Distances still falling at ``max_iter`` (``result``: the partial distances), or a NaN
+        distance (no ``result``).
 
     Examples
     --------
@@ -107,11 +114,17 @@ def sssp(
         w = G.edata[weight]
         if w.size and (np.isnan(w).any() or w.min() < 0):
             bad = w[np.isnan(w) | (w < 0)][0]
+            count = int(np.count_nonzero(np.isnan(w) | (w < 0)))
             raise GraphError(
-                f"SSSP needs non-negative edge weights (got {bad}); "
-                "use hop counts (weight=None) or fix the input"
+                f"SSSP needs non-negative edge weights: {count} of {w.size} are negative or NaN "
+                f"(first: {bad}); use hop counts (weight=None) or fix the input"
             )
     prog = SSSPProgram(s) if weighted else HopsProgram(s)
     eng = _engine(G, prog, engine, scheduler, consistency, threads, debug)
-    res = eng.run(max_iter=G.num_vertices + 1, active=[s], progress=progress)
+    budget = G.num_vertices + 1 if max_iter is None else max_iter
+    res = eng.run(max_iter=budget, active=[s], progress=progress)
+    if np.isnan(res.output).any():
+        msg = "SSSP produced NaN distances; check the edge weights"
+        raise convergence_error(msg, iterations=res.iterations)
+    require_converged(res, "SSSP", res.output)
     return res.output

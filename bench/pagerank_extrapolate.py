@@ -36,7 +36,8 @@ from pagerank import (  # noqa: E402
 )
 
 import gas  # noqa: E402
-from gas.algorithms.pagerank import PageRankProgram, _Extrapolation  # noqa: E402
+from gas.algorithms.pagerank import PageRankProgram  # noqa: E402
+from gas.algorithms.pagerank_extrapolate import _Extrapolation  # noqa: E402
 
 TARGET = 1e-6
 

@@ -46,9 +46,17 @@ new highest value with :meth:`AsyncEngine.raise_top_priority`.
 
 After each round the aggregates are recomputed (``ctx.<name>`` is at most one round old),
 ``ctx.iteration`` is the round number, and ``converged(ctx)`` may stop the run. The run stops
-when nothing is scheduled, when ``converged`` says so, after ``max_iter`` rounds, or after
-``max_updates`` vertex updates. A program with ``dynamic = False`` schedules every vertex in
-every round.
+when nothing is scheduled, when ``converged`` says so, after ``max_iter`` rounds, after
+``max_updates`` vertex updates, or once the work (edges visited plus vertex updates) reaches
+``max_work``. A program with ``dynamic = False`` schedules every vertex in every round.
+
+Rounds are not supersteps: a round may run a handful of vertices or all of them, so a budget in
+rounds says little about how far a run got. A budget by work does: one superstep of the
+synchronous engine over every vertex of a program that gathers over in-edges costs
+``num_edges + num_vertices`` (:func:`superstep_work`), and ``max_work = K *`` that allows the
+work of ``K`` supersteps. :meth:`AsyncEngine.run` only reports whether it stopped by its own
+rule (:attr:`gas.RunResult.converged`); the bundled algorithms raise
+:class:`gas.ConvergenceError` when it did not.
 
 Consistency models and how they are enforced
 --------------------------------------------
@@ -91,12 +99,27 @@ from gas.partitioned import Partition
 from gas.program import VertexProgram
 from gas.threads import num_threads
 
-__all__ = ["AsyncEngine", "SCHEDULERS", "CONSISTENCY"]
+__all__ = ["AsyncEngine", "SCHEDULERS", "CONSISTENCY", "superstep_work"]
 
 SCHEDULERS = ("fifo", "priority", "sweep")
 CONSISTENCY = ("vertex", "edge", "full")
 _STRENGTH = {m: i for i, m in enumerate(CONSISTENCY)}
 FULL_COLORING_LIMIT = 200_000_000
+
+
+def superstep_work(graph: Graph | Partition) -> int:
+    """The work of one synchronous superstep over every vertex gathering over in-edges,
+    ``num_edges + num_vertices``: the unit of the asynchronous engines' budgets (``max_work``).
+
+    Examples
+    --------
+    >>> import gas
+    >>> superstep_work(gas.Graph.from_edges([0, 1, 2], [1, 2, 0]))
+    6
+    """
+    if isinstance(graph, Partition):
+        return int(graph.num_global_edges) + int(graph.num_global_vertices)
+    return int(graph.num_edges) + int(graph.num_vertices)
 
 
 class AsyncEngine(SyncEngine):
@@ -121,6 +144,8 @@ class AsyncEngine(SyncEngine):
         highest first; 1: no cap).
     min_batch : int, default 1024
         Smallest capped ``priority`` round.
+    checked : bool, optional
+        Bounds-check the program's array indexing (see :class:`gas.SyncEngine`).
 
     Examples
     --------
@@ -147,6 +172,7 @@ class AsyncEngine(SyncEngine):
         priority_ratio: float = 0.01,
         priority_fraction: float = 1.0,
         min_batch: int = 1024,
+        checked: bool | None = None,
     ) -> None:
         if scheduler not in SCHEDULERS:
             raise GasError(f"Unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
@@ -161,7 +187,7 @@ class AsyncEngine(SyncEngine):
         self._asked = consistency
         self.priority_fraction = float(priority_fraction)
         self.min_batch = max(1, int(min_batch))
-        super().__init__(graph, program, threads=threads, debug=debug)
+        super().__init__(graph, program, threads=threads, debug=debug, checked=checked)
         if isinstance(graph, Partition) and graph.num_parts > 1:
             raise GasError("AsyncEngine runs on one partition; the process runtime runs it across workers")
 
@@ -249,9 +275,14 @@ class AsyncEngine(SyncEngine):
         active: Any = None,
         progress: Callable[[dict[str, Any]], None] | None = None,
         max_updates: int | None = None,
+        max_work: int | None = None,
     ) -> RunResult:
-        """Run rounds until nothing is scheduled, ``converged`` is True, ``max_iter`` rounds or
-        ``max_updates`` vertex updates.
+        """Run rounds until nothing is scheduled, ``converged`` is True, ``max_iter`` rounds,
+        ``max_updates`` vertex updates or ``max_work`` work.
+
+        A run that stops at a budget returns normally with ``converged=False`` (a program with
+        no stopping rule of its own is run for its budget); the bundled algorithms turn that
+        into a :class:`gas.ConvergenceError`.
 
         Parameters
         ----------
@@ -265,6 +296,9 @@ class AsyncEngine(SyncEngine):
             ``seconds``, aggregates).
         max_updates : int, optional
             Stop once this many vertex updates have run.
+        max_work : int, optional
+            Stop once the edges visited plus the vertex updates reach this (checked after each
+            round); :func:`superstep_work` is one synchronous superstep's worth.
         """
         if max_iter < 0:
             raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
@@ -293,6 +327,7 @@ class AsyncEngine(SyncEngine):
         stats: list[dict[str, Any]] = []
         converged = False
         updates = 0
+        work = 0
         rnd = 0
 
         def run_batch(batch: np.ndarray) -> int:
@@ -376,6 +411,7 @@ class AsyncEngine(SyncEngine):
                     converged = True
                     break
                 updates += ran
+                work += ran + edges
                 aggs = self._aggregate()
                 waiting = int(pass_out[2]) if one_pass else count_waiting()
                 stat = {
@@ -399,6 +435,8 @@ class AsyncEngine(SyncEngine):
                     converged = True
                     break
                 if max_updates is not None and updates >= max_updates:
+                    break
+                if max_work is not None and work >= max_work:
                     break
         self._queued = self._prio = None
         return self._result(rnd, converged, stats, aggs)

@@ -22,6 +22,14 @@ vertex whose priority is > 0 after the scatter; or every vertex for programs wit
 ``dynamic = False``. The run stops when ``A_{t+1}`` is empty, when ``program.converged(ctx)``
 returns True, or after ``max_iter`` supersteps.
 
+When a run does not converge. :meth:`SyncEngine.run` and :func:`run` return normally at
+``max_iter`` with :attr:`RunResult.converged` False: a program without a stopping rule of its own
+runs for exactly its budget, and deciding is the caller's. The bundled algorithms
+(``gas.algorithms.pagerank``, ``connected_components``, ``sssp``, ``coloring``) check it and
+raise :class:`gas.ConvergenceError` (also a ``networkx.PowerIterationFailedConvergence``), with
+the partial answer in its ``result``; a program of your own can do the same with
+:func:`gas.errors.convergence_error`.
+
 Each phase is a Numba ``prange`` over degree-balanced vertex ranges; a vertex's data and its
 gather total are written only by the thread owning its range, so there are no racy updates.
 When every vertex is active and the program gathers over in-edges only, the gather runs over a
@@ -51,14 +59,14 @@ from gas._codegen import is_known_good, load_kernels, mark_good
 from gas._segments import Segments, build_segments, permute
 from gas._typecheck import typecheck
 from gas.config import CONFIG
-from gas.errors import GasError, ProgramError
+from gas.errors import GasError, ProgramError, convergence_error
 from gas.exchange import Exchange, LocalExchange
 from gas.graph import Graph
 from gas.partitioned import Partition
 from gas.program import EdgeDir, VertexProgram, validate
 from gas.threads import num_threads
 
-__all__ = ["SyncEngine", "RunResult", "run", "engine_for", "active_mask"]
+__all__ = ["SyncEngine", "RunResult", "run", "engine_for", "active_mask", "require_converged"]
 
 
 def active_mask(active: Any, n: int) -> np.ndarray:
@@ -125,6 +133,46 @@ class RunResult:
         return int(sum(s.get("edges", 0) for s in self.stats))
 
 
+def require_converged(res: RunResult, what: str, result: Any = None, rounds: bool | None = None) -> None:
+    """Raise :class:`gas.ConvergenceError` unless ``res`` converged (the bundled algorithms'
+    check; ``result``, default ``res``, is the partial answer the error carries; ``rounds``:
+    the run was asynchronous, default: guessed from its statistics).
+
+    The message says how far the run got: the vertices still active (a superstep) or still
+    scheduled (a round of the asynchronous engines) when it stopped, the error's ``residual``
+    (its ``target`` is 0).
+
+    Examples
+    --------
+    >>> import numpy as np, gas
+    >>> res = RunResult(np.zeros(0), np.zeros(0), 2, False, [{"active": 5}])
+    >>> try:
+    ...     require_converged(res, "Label propagation")
+    ... except gas.ConvergenceError as exc:
+    ...     print(exc)
+    Label propagation stopped after 2 supersteps with 5 vertices still active (raise max_iter)
+    """
+    if res.converged:
+        return
+    last = res.stats[-1] if res.stats else {}
+    rounds = "scheduled" in last if rounds is None else rounds
+    left = int(last.get("scheduled", last.get("active", 0))) if res.stats else -1
+    if left < 0:  # no superstep ran (max_iter=0)
+        raise convergence_error(
+            f"{what} stopped before its first {'round' if rounds else 'superstep'} (max_iter=0)",
+            iterations=0,
+            result=res if result is None else result,
+        )
+    raise convergence_error(
+        f"{what} stopped after {res.iterations} {'rounds' if rounds else 'supersteps'} with "
+        f"{left:,d} vertices still {'scheduled' if rounds else 'active'} (raise max_iter)",
+        iterations=res.iterations,
+        residual=float(left),
+        target=0.0,
+        result=res if result is None else result,
+    )
+
+
 def _chunks(weight: np.ndarray, parts: int) -> np.ndarray:
     """Vertex range boundaries giving each range about the same total weight."""
     n = weight.shape[0]
@@ -150,6 +198,10 @@ class SyncEngine:
         Run the program uncompiled, as plain Python, one thread (same results, slow).
     exchange : Exchange, optional
         How partitions talk; :class:`LocalExchange` for one process.
+    checked : bool, optional
+        Bounds-check the program's array indexing (an index out of range raises
+        :class:`gas.ProgramError` naming the method); default: the program's ``checked``
+        attribute (True unless the program opts out, as the bundled ones do).
 
     Examples
     --------
@@ -168,12 +220,13 @@ class SyncEngine:
         threads: int | None = None,
         debug: bool = False,
         exchange: Exchange | None = None,
+        checked: bool | None = None,
     ) -> None:
         self.partition = graph if isinstance(graph, Partition) else Partition.whole(graph)
         g = self.partition.graph
         self.graph = g
         self.program = program
-        self.spec = validate(program, g)
+        self.spec = validate(program, g, checked)
         self._check_consistency()
         self.threads = threads
         self.debug = debug
@@ -393,6 +446,9 @@ class SyncEngine:
     ) -> RunResult:
         """Run supersteps until no vertex is active, ``converged`` is True, or ``max_iter``.
 
+        Stopping at ``max_iter`` is not an error here: the result says ``converged=False``
+        (see "When a run does not converge" in the module docstring).
+
         Parameters
         ----------
         max_iter : int
@@ -523,6 +579,9 @@ def run(
     progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunResult:
     """Build a :class:`SyncEngine` and run ``program`` on ``graph``.
+
+    Returns the :class:`RunResult` whether or not the run converged (check
+    ``result.converged``); the bundled algorithms raise :class:`gas.ConvergenceError` instead.
 
     Examples
     --------

@@ -79,6 +79,9 @@ class ConvergenceError(GasError, RuntimeError):
     result : object, optional
         The partial result (e.g. a :class:`gas.RunResult` or the output array), for callers
         that accept an unconverged answer.
+    run : object, optional
+        The engine's :class:`gas.RunResult` of the run (statistics, iterations), when
+        ``result`` is the output array alone.
 
     Examples
     --------
@@ -97,8 +100,10 @@ class ConvergenceError(GasError, RuntimeError):
         residual: float | None = None,
         target: float | None = None,
         result: object = None,
+        run: object = None,
     ) -> None:
         self.iterations = iterations
+        self.run = run
         self.residual = residual
         self.target = target
         self.result = result

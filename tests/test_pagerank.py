@@ -107,9 +107,10 @@ def test_pagerank_weighted_matches_networkx():
     assert np.abs(ours - np.array([ref[i] for i in g.ids.tolist()])).sum() <= 1e-10
 
 
-def test_pagerank_warns_when_not_converged():
+def test_pagerank_raises_when_not_converged():
+    # issue 17: a run that stops short raises (it used to warn and return the ranks)
     g, _ = _graph_and_nx(SMALL["chain"][0])
-    with pytest.warns(RuntimeWarning, match="did not reach"):
+    with pytest.raises(gas.ConvergenceError, match="stopped after 2 supersteps"):
         pagerank(g, tol=1e-15, max_iter=2)
 
 
@@ -195,7 +196,7 @@ def _extrapolated_model(g: gas.Graph, alpha: float, every: int, steps: int):
 
 @pytest.mark.parametrize("every", [4, 6])
 def test_extrapolated_supersteps_match_a_numpy_model(every):
-    from gas.algorithms.pagerank import _Extrapolation
+    from gas.algorithms.pagerank_extrapolate import _Extrapolation
 
     g = gas.datasets.rmat_graph(11, 8, seed=3)
     eng = gas.SyncEngine(g, gas.algorithms.PageRankProgram(0.85, 0.0), threads=2)

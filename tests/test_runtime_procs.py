@@ -156,12 +156,13 @@ def test_killed_worker_stops_the_job_and_resume_gives_the_same_answer(tmp_path):
     _write_edges(f, 3000, 30000)
     ck = tmp_path / "ck"
     ref_out, res_out = tmp_path / "ref.tsv", tmp_path / "resumed.tsv"
-    # uninterrupted reference: exactly 400 supersteps (tol 0 never converges early)
-    r = _gas("pagerank", str(f), "-q", "--tol", "0", "--max-iter", "400", "-o", str(ref_out))
+    # uninterrupted reference, converged to tol 1e-15 (a zero tol is refused, and a run that
+    # stops at --max-iter exits with status 3: issue 17)
+    r = _gas("pagerank", str(f), "-q", "--tol", "1e-15", "--max-iter", "400", "-o", str(ref_out))
     assert r.returncode == 0, r.stderr
     env = dict(os.environ)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gas.cli", "pagerank", str(f), "--tol", "0", "--max-iter", "400"]
+        [sys.executable, "-m", "gas.cli", "pagerank", str(f), "--tol", "1e-15", "--max-iter", "400"]
         + ["--procs", "3", "--checkpoint-dir", str(ck), "--checkpoint-every", "20", "-q"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -158,6 +158,7 @@ def run_partition_async(
     checkpoint: dict[str, Any] | None = None,
     restore: dict[str, Any] | None = None,
     edges: bool = False,
+    max_work: int | None = None,
 ) -> RunResult:
     """Run ``program`` asynchronously on this rank's part (see the module docstring).
 
@@ -173,6 +174,12 @@ def run_partition_async(
     rows, the vertices scheduled for the next round, program-written edge data) is consistent,
     and a run resumed from it (on any number of processes) does the rounds the uninterrupted run
     would have done.
+
+    ``max_work``: stop once the work of every rank (edges visited plus vertex updates, as
+    :meth:`gas.AsyncEngine.run` counts it) reaches this, checked after each round; every rank
+    sees the same totals, so all stop together. A resumed run counts its work afresh. A run that
+    stops at a budget returns ``converged=False``; deciding what that means is the caller's (the
+    ``gas`` command exits with status 3).
     """
     if scheduler not in DIST_SCHEDULERS:
         raise GasError(f"Expected a scheduler in {DIST_SCHEDULERS} (got {scheduler!r})")
@@ -205,6 +212,7 @@ def run_partition_async(
     ctx_view = eng.ctx.view(np.recarray)[0]
     is_master = partition.is_master
     rnd = 0
+    work = 0
     converged = False
     run_init = True
     if restore is not None:
@@ -316,6 +324,9 @@ def run_partition_async(
                 progress(stat)
             if (conv_fn is not None and bool(conv_fn(ctx_view))) or (dynamic and left == 0):
                 converged = True
+                break
+            work += ran + edges
+            if max_work is not None and work >= max_work:
                 break
             if every and rnd % every == 0 and rnd < max_iter:
                 nxt = queued[ex.master_ids] if dynamic else None

@@ -4,6 +4,13 @@ the algorithm subcommands, launcher-started ranks, and ``gas resume``.
 A subcommand runs distributed when ``--procs N`` (N > 1) is given, or when a launcher started
 it as one of several ranks (see :mod:`gas.runtime.launch`). Rank 0 prints and writes the
 output; the other ranks print nothing.
+
+A run that ends without meeting its stopping rule (PageRank's L1 change above ``N * tol`` at
+``--max-iter``; the asynchronous engine still scheduling vertices when its budget by work,
+``5 * max_iter * (num_edges + num_vertices)`` edge visits and updates, is spent; components or
+distances still changing) raises :class:`gas.ConvergenceError`, which the ``gas`` command turns
+into exit status 3 on every rank (rank 0 says how far the run got). The output is written only
+with ``--allow-unconverged``; non-finite scores or distances are never written.
 """
 
 from __future__ import annotations
@@ -15,19 +22,20 @@ from typing import Any
 
 import numpy as np
 
-from gas.errors import GasError
+from gas.errors import ConvergenceError, GasError, convergence_error
 
 __all__ = ["register", "add_runtime_options", "maybe_distributed", "maybe_distributed_file"]
 
 
 def add_runtime_options(p: argparse.ArgumentParser) -> None:
     """The process-runtime options every algorithm subcommand takes."""
+    from gas.cli_args import nonneg_int, positive_int, procs
     from gas.partition import available_methods
 
     g = p.add_argument_group("process runtime")
     g.add_argument(
         "--procs",
-        type=int,
+        type=procs,
         default=1,
         help="run on N local processes (spawned; each gets cores/N Numba threads)",
     )
@@ -38,10 +46,10 @@ def add_runtime_options(p: argparse.ArgumentParser) -> None:
         metavar="METHOD",
         help="partitioner for --procs and launcher runs: " + ", ".join(available_methods()),
     )
-    g.add_argument("--seed", type=int, default=0, help="partitioner seed")
+    g.add_argument("--seed", type=nonneg_int, default=0, help="partitioner seed")
     g.add_argument("--checkpoint-dir", default=None, metavar="D", help="write snapshots to this folder")
     g.add_argument(
-        "--checkpoint-every", type=int, default=10, metavar="K", help="snapshot every K supersteps"
+        "--checkpoint-every", type=positive_int, default=10, metavar="K", help="snapshot every K supersteps"
     )
     g.add_argument(
         "--staleness",
@@ -92,8 +100,12 @@ def _program(command: str, args: argparse.Namespace, g: Any) -> tuple[Any, int, 
 
         s = int(g.index_of(_parse_id(args.source, g)))
         weighted = not args.hops and "weight" in g.edata
-        if weighted and g.edata["weight"].size and g.edata["weight"].min() < 0:
-            raise GasError("SSSP needs non-negative edge weights; use --hops or fix the input")
+        # min() is NaN when a weight is: "not >= 0" refuses both
+        if weighted and g.edata["weight"].size and not g.edata["weight"].min() >= 0:
+            raise GasError(
+                "SSSP needs non-negative edge weights (got a negative or NaN weight, the smallest "
+                f"{g.edata['weight'].min()}); use --hops or fix the input"
+            )
         prog = SSSPProgram(s) if weighted else HopsProgram(s)
         return prog, g.num_vertices + 1, np.array([s]), {"source": args.source}
     raise GasError(f"{command} has no distributed runner")
@@ -136,8 +148,123 @@ def _check_ssp_args(args: argparse.Namespace, procs: int, size: int) -> None:
             raise GasError(f"--straggler rank {rank} does not exist ({max(procs, size)} ranks)")
 
 
-def _report(command: str, args: argparse.Namespace, g: Any, res: Any) -> int:
-    """What the single-process subcommands print and write, from a distributed result."""
+def work_budget(args: argparse.Namespace, g: Any) -> int:
+    """The asynchronous engine's budget for ``--max-iter K``: the work (edges visited plus
+    vertex updates) of ``ASYNC_WORK_FACTOR * K`` synchronous supersteps of
+    ``num_edges + num_vertices`` each, as :func:`gas.algorithms.pagerank` on one process."""
+    from gas.algorithms.pagerank import ASYNC_WORK_FACTOR
+
+    return ASYNC_WORK_FACTOR * int(args.max_iter) * (int(g.num_edges) + int(g.num_vertices))
+
+
+def _budgeted(command: str, engine: str, args: argparse.Namespace, g: Any, max_iter: int) -> dict[str, Any]:
+    """``max_iter``/``max_work`` for a run: asynchronous PageRank is budgeted by work, its
+    rounds bounded by the same number (each round costs at least one update)."""
+    if command == "pagerank" and engine == "async":
+        budget = work_budget(args, g)
+        return {"max_iter": budget, "max_work": budget}
+    return {"max_iter": max_iter}
+
+
+def _what(command: str, engine: str) -> str:
+    names = {"pagerank": "PageRank", "cc": "Connected components", "sssp": "SSSP"}
+    return ("Asynchronous " if engine == "async" and command == "pagerank" else "") + names[command]
+
+
+def _nonfinite(command: str, g: Any, res: Any) -> ConvergenceError | None:
+    """An error for scores or distances that are not numbers (PageRank: not finite)."""
+    values = res.output
+    if command == "cc" or not np.issubdtype(values.dtype, np.floating):
+        return None
+    bad = np.flatnonzero(np.isnan(values) if command == "sssp" else ~np.isfinite(values))
+    if not bad.size:
+        return None
+    return convergence_error(
+        f"{_what(command, 'sync')} produced {bad.size} non-finite values (first at vertex "
+        f"{g.ids[bad[0]]}: {values[bad[0]]}): the run diverged; nothing is written",
+        iterations=res.iterations,
+    )
+
+
+def _unconverged(
+    command: str, args: argparse.Namespace, g: Any, res: Any, engine: str
+) -> ConvergenceError | None:
+    """The error a run that did not meet its stopping rule ends with (None if it did): how far
+    it got, the residual against the target, the partial output in ``result``."""
+    if res.converged:
+        return None
+    if command == "pagerank":
+        msg, change = _pagerank_shortfall(args, g, res, engine)
+        target = g.num_vertices * args.tol
+        return convergence_error(
+            f"{msg}, target N*tol = {target:.1e}",
+            iterations=res.iterations,
+            residual=change,
+            target=target,
+            result=res,
+        )
+    last = res.stats[-1] if res.stats else {}
+    left = int(last.get("scheduled", last.get("active", 0)))
+    msg = (
+        f"{_what(command, engine)} stopped after {res.iterations} "
+        f"{'rounds' if engine == 'async' else 'supersteps'} with {left:,d} vertices still "
+        f"{'scheduled' if engine == 'async' else 'active'}"
+    )
+    return convergence_error(msg, iterations=res.iterations, residual=float(left), target=0.0, result=res)
+
+
+def _pagerank_shortfall(args: argparse.Namespace, g: Any, res: Any, engine: str) -> tuple[str, float]:
+    """How far an unconverged PageRank got: a message and its L1 change (the synchronous
+    engine's last one; for the asynchronous engine, one power-iteration step from its ranks)."""
+    if engine == "sync":
+        change = float(res.aggregates.get("change", float("nan")))
+        return f"PageRank stopped after {res.iterations} supersteps with L1 change {change:.1e}", change
+    from gas.algorithms.pagerank import ASYNC_WORK_FACTOR, power_step_change
+    from gas.graph import Graph
+
+    work = sum(int(s.get("edges", 0)) + int(s.get("active", 0)) for s in res.stats)
+    left = int(res.stats[-1].get("scheduled", 0)) if res.stats else g.num_vertices
+    change = power_step_change(g, res.output, args.alpha) if isinstance(g, Graph) else float("nan")
+    msg = (
+        f"Asynchronous PageRank stopped at its budget of {ASYNC_WORK_FACTOR} x {args.max_iter} "
+        f"supersteps' work ({work:,d} edge visits and updates in {res.iterations} rounds) with "
+        f"{left:,d} vertices still scheduled; one power-iteration step from its ranks changes "
+        f"them by L1 {change:.1e}"
+    )
+    return msg, change
+
+
+def _report(command: str, args: argparse.Namespace, g: Any, res: Any, engine: str = "sync") -> int:
+    """What the single-process subcommands print and write, from a distributed result.
+
+    Raises the run's :class:`gas.ConvergenceError` when it did not converge, after writing the
+    output only with ``--allow-unconverged``; non-finite values raise before anything is printed.
+    """
+    if (bad := _nonfinite(command, g, res)) is not None:
+        raise bad
+    err = _unconverged(command, args, g, res, engine)
+    if err is not None and not getattr(args, "allow_unconverged", False):
+        raise err
+    _print_and_write(command, args, g, res)
+    if err is not None:
+        raise err
+    return 0
+
+
+def _peer_status(rank: int, res: Any) -> int:
+    """Exit status of a launcher rank other than 0 (which reports): 0, or the job's
+    :class:`gas.ConvergenceError` when the run did not converge (every rank agrees on that)."""
+    if res.converged:
+        return 0
+    raise convergence_error(
+        f"rank {rank}: the run stopped without converging after {res.iterations} steps "
+        "(rank 0 reports how far it got)",
+        iterations=res.iterations,
+    )
+
+
+def _print_and_write(command: str, args: argparse.Namespace, g: Any, res: Any) -> None:
+    """The summary on stdout and stderr, and the ``--output`` file."""
     from gas.cli import write_values
 
     if not args.quiet:
@@ -179,7 +306,6 @@ def _report(command: str, args: argparse.Namespace, g: Any, res: Any) -> int:
         write_values(args.output, g.ids, values, fmt)
         if not args.quiet:
             print(f"wrote {g.num_vertices:,d} lines to {args.output}", file=sys.stderr)
-    return 0
 
 
 def _checkpoint(args: argparse.Namespace, command: str, extra: dict[str, Any]) -> dict[str, Any] | None:
@@ -223,7 +349,7 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
     run_kw = dict(
         partition=args.partition,
         seed=args.seed,
-        max_iter=max_iter,
+        **_budgeted(command, engine, args, g, max_iter),
         active=active,
         progress=progress,
         checkpoint=ck,
@@ -248,11 +374,13 @@ def maybe_distributed(args: argparse.Namespace, g: Any, command: str) -> int | N
             raise
         if t is not None:
             t.shutdown(timeout=60)
-        return 0 if res is None else _report(command, args, g, _normalized(command, engine, res))
+        if comm.rank:
+            return _peer_status(comm.rank, res)
+        return _report(command, args, g, _normalized(command, engine, res), engine)
     from gas.runtime.local import run_distributed
 
     res = run_distributed(g, program, procs, **run_kw)
-    return _report(command, args, g, _normalized(command, engine, res))
+    return _report(command, args, g, _normalized(command, engine, res), engine)
 
 
 def _normalized(command: str, engine: str, res: Any) -> Any:
@@ -311,7 +439,7 @@ def maybe_distributed_file(args: argparse.Namespace, command: str) -> int | None
             raise
         if t is not None:
             t.shutdown(timeout=60)
-        return 0 if comm.rank else _report(command, args, view, res)
+        return _peer_status(comm.rank, res) if comm.rank else _report(command, args, view, res)
     from gas.runtime.local import LocalCluster, _threads_per_proc, warm_kernels
 
     with LocalCluster(procs) as c:
@@ -331,6 +459,21 @@ def maybe_distributed_file(args: argparse.Namespace, command: str) -> int | None
     return _report(command, args, view, res)
 
 
+def _check_snapshot_fields(root: str, command: str, program: Any, restore: dict[str, Any]) -> None:
+    """Refuse a snapshot whose vertex fields are not the program's (a manifest naming another
+    command than the one that wrote it)."""
+    vertex = restore.get("vertex")
+    names = set(getattr(vertex, "dtype", np.dtype([])).names or ()) if vertex is not None else set()
+    if hasattr(vertex, "keys"):
+        names = set(vertex.keys())
+    wanted = set(program.vertex_data)
+    if names and not wanted <= names:
+        raise GasError(
+            f"{root}: the snapshot holds the vertex fields {sorted(names)}, but {command!r} needs "
+            f"{sorted(wanted)}: the manifest's command does not match its snapshot"
+        )
+
+
 def _cmd_resume(args: argparse.Namespace) -> int:
     from gas.cli import _load, _progress
     from gas.runtime import checkpoint as ckpt
@@ -338,6 +481,11 @@ def _cmd_resume(args: argparse.Namespace) -> int:
 
     manifest, restore = ckpt.restore_state(args.dir)
     meta = manifest.get("meta", {})
+    if not (isinstance(meta.get("command"), str) and isinstance(meta.get("file"), str)):
+        raise GasError(  # a snapshot written through the library, not by `gas ... --checkpoint-dir`
+            f"{args.dir}: the checkpoint's manifest names no command and input file; resume it "
+            "from Python with gas.runtime.checkpoint.restore_state()"
+        )
     command = meta.get("command")
     saved = dict(meta.get("args", {}))
     ns = argparse.Namespace(
@@ -359,8 +507,16 @@ def _cmd_resume(args: argparse.Namespace) -> int:
             f"{ns.file} has {g.num_vertices} vertices and {g.num_edges} edges; the checkpoint was "
             f"taken on {manifest['num_vertices']} and {manifest['num_edges']}: not the same graph"
         )
-    program, max_iter, _, _ = _program(command, ns, g)
+    try:
+        program, max_iter, _, _ = _program(command, ns, g)
+    except (AttributeError, KeyError, TypeError) as exc:  # arguments saved by another command
+        raise GasError(
+            f"{args.dir}: the manifest's command {command!r} does not fit its saved arguments "
+            f"({exc}); the manifest was edited or written by another version"
+        ) from None
+    _check_snapshot_fields(args.dir, command, program, restore)
     engine, scheduler, consistency = _engine(ns)
+    ns.allow_unconverged = args.allow_unconverged
     ns.checkpoint_dir, ns.checkpoint_every = args.dir, args.checkpoint_every
     ck = _checkpoint(ns, command, {"source": meta["source"]} if "source" in meta else {})
     if not args.quiet:
@@ -377,7 +533,7 @@ def _cmd_resume(args: argparse.Namespace) -> int:
             program,
             partition=ns.partition,
             seed=ns.seed,
-            max_iter=max_iter,
+            **_budgeted(command, engine, ns, g, max_iter),
             progress=_progress(args.quiet),
             checkpoint=ck,
             restore=restore,
@@ -387,12 +543,13 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         )
     if not args.quiet:
         print(f"resumed run finished in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-    return _report(command, ns, g, _normalized(command, engine, res))
+    return _report(command, ns, g, _normalized(command, engine, res), engine)
 
 
 def register(sub: Any) -> None:
     """Add ``gas resume``."""
     from gas.cli import _Fmt
+    from gas.cli_args import positive_int, procs
 
     p = sub.add_parser(
         "resume",
@@ -402,8 +559,13 @@ def register(sub: Any) -> None:
         "from the last complete one, on the same or another number of processes.",
     )
     p.add_argument("dir", metavar="DIR", help="the --checkpoint-dir of the interrupted run")
-    p.add_argument("--procs", type=int, default=1, help="number of local processes")
+    p.add_argument("--procs", type=procs, default=1, help="number of local processes")
     p.add_argument("--output", "-o", metavar="PATH", default=None, help="write id<TAB>value lines here")
-    p.add_argument("--checkpoint-every", type=int, default=10, metavar="K", help="keep snapshotting every K")
+    p.add_argument(
+        "--checkpoint-every", type=positive_int, default=10, metavar="K", help="keep snapshotting every K"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    from gas.cli import add_unconverged_option
+
+    add_unconverged_option(p)
     p.set_defaults(func=_cmd_resume)

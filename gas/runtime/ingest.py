@@ -211,6 +211,7 @@ def load_part(
     dedupe: bool = True,
     undirected: bool = False,
     options: dict[str, Any] | None = None,
+    check_weights: str | None = None,
 ) -> LoadedPart:
     """Collective: this rank's part of the graph in ``path``, loaded without any rank reading it all.
 
@@ -226,6 +227,8 @@ def load_part(
         As in :func:`gas.load`.
     undirected : bool, default False
         Add the reverse of every edge, as ``gas.load(...).symmetrized()``.
+    check_weights : {None, "nonnegative", "finite-nonnegative"}
+        As in :func:`gas.load`: refuse negative (or infinite) weights, naming the file and line.
 
     Returns
     -------
@@ -240,7 +243,7 @@ def load_part(
     options = dict(options or {})
     secs: dict[str, float] = {}
     t0 = time.perf_counter()
-    share = read_share(path, comm.rank, P, weights=weights, skip_rows=skip_rows)
+    share = read_share(path, comm.rank, P, weights=weights, skip_rows=skip_rows, check_weights=check_weights)
     secs["read"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     table = _id_table(comm, share.src, share.dst)
@@ -374,6 +377,7 @@ def run_file_job(
         skip_rows=getattr(ns, "skip_rows", 0),
         dedupe=not getattr(ns, "keep_duplicates", False),
         undirected=getattr(ns, "undirected", False),
+        check_weights="nonnegative" if job["command"] == "sssp" and not getattr(ns, "hops", False) else None,
     )
     if progress is not None and comm.rank == 0 and not getattr(ns, "quiet", False):
         import sys

@@ -249,6 +249,7 @@ def serve(comm: Comm) -> None:
             checkpoint=job.get("checkpoint"),
             restore=restore,
             edges=bool(job.get("edges")),
+            max_work=job.get("max_work"),
         )
 
 
@@ -317,6 +318,7 @@ class LocalCluster:
         priority_ratio: float = 0.01,
         fresh: bool = True,
         sweeps: int = 0,
+        max_work: int | None = None,
     ) -> RunResult:
         """Partition ``graph``, run ``program`` on every rank; the whole result (rank 0).
 
@@ -326,7 +328,8 @@ class LocalCluster:
         ``restore``: global vertex and edge arrays to start from instead of ``init`` (a snapshot,
         or :func:`run_distributed`'s ``initial``). ``edges``: also return the program's edge fields.
         ``engine="async"``: the asynchronous engine by chromatic steps
-        (:mod:`gas.runtime.async_dist`) with ``scheduler`` and ``consistency``.
+        (:mod:`gas.runtime.async_dist`) with ``scheduler`` and ``consistency``; ``max_work``
+        its budget by work (edges visited plus vertex updates over every rank).
         """
         from gas.partition import partition as make_partition
 
@@ -355,6 +358,7 @@ class LocalCluster:
                 "op": "run",
                 "program": program_to_json(program),
                 "max_iter": int(max_iter),
+                "max_work": None if max_work is None else int(max_work),
                 "active": None if act is None else act.tolist(),
                 "checkpoint": checkpoint,
                 "ssp": ssp,
@@ -396,6 +400,7 @@ class LocalCluster:
                 checkpoint=checkpoint,
                 restore=restore,
                 edges=edges,
+                max_work=max_work,
             )
         except BaseException:
             self._kill()
@@ -502,6 +507,7 @@ def run_distributed(
     scheduler: str = "fifo",
     consistency: str | None = None,
     priority_ratio: float = 0.01,
+    max_work: int | None = None,
 ) -> RunResult:
     """Run ``program`` on ``graph`` split over ``procs`` local processes (see the module docstring).
 
@@ -540,12 +546,18 @@ def run_distributed(
     priority_ratio : float, default 0.01
         ``scheduler="priority"``: a round runs the scheduled vertices whose priority is at least
         this share of the highest (as :class:`gas.AsyncEngine`'s).
+    max_work : int, optional
+        ``engine="async"``: stop once the edges visited plus the vertex updates, over every
+        rank, reach this (:func:`gas.async_engine.superstep_work` is one superstep's worth).
 
     Returns
     -------
     RunResult
         As one process would return it: every vertex's data, per-superstep statistics of rank 0
-        (with ``exchange_seconds`` and ``bytes_sent``).
+        (with ``exchange_seconds`` and ``bytes_sent``). A run that stops at ``max_iter`` (or
+        ``max_work``) returns ``converged=False`` rather than raising, as
+        :meth:`gas.SyncEngine.run` does; the bundled algorithms and the ``gas`` command turn it
+        into a :class:`gas.ConvergenceError` (exit status 3).
     """
     # what cannot run is refused before any worker is spawned
     _check_job(graph, program, engine, scheduler, consistency, staleness is not None or straggler is not None)
@@ -572,6 +584,7 @@ def run_distributed(
             scheduler=scheduler,
             consistency=consistency,
             priority_ratio=priority_ratio,
+            max_work=max_work,
         )
 
 
@@ -619,11 +632,14 @@ def run_launched(
     scheduler: str = "fifo",
     consistency: str | None = None,
     priority_ratio: float = 0.01,
-) -> RunResult | None:
+    max_work: int | None = None,
+) -> RunResult:
     """Every rank of a launcher-started job holds ``graph``; each runs its part (same seed).
 
-    Returns the whole result on rank 0, None on the other ranks. ``engine="async"``: as in
-    :func:`run_distributed` (every rank computes the same colouring).
+    Returns the whole result on rank 0, and the rank's local view on the others (its
+    ``converged`` is the job's: every rank decides it on the same reduced values).
+    ``engine="async"`` and ``max_work``: as in :func:`run_distributed` (every rank computes the
+    same colouring).
     """
     from gas.partition import partition as make_partition
 
@@ -650,5 +666,6 @@ def run_launched(
         threads=None,
         progress=progress if comm.rank == 0 else None,
         checkpoint=checkpoint,
+        max_work=max_work,
     )
-    return res if comm.rank == 0 else None
+    return res

@@ -186,6 +186,9 @@ def check_ssp(program: VertexProgram, staleness: int | None, straggler: Any = No
 ANY_RANK = -1  # the straggler moves: each superstep one rank, drawn by :func:`slow_rank`
 
 
+MAX_STRAGGLER_SECONDS = 3600.0  # a simulated delay per superstep; past it timers overflow
+
+
 def parse_straggler(spec: Any) -> tuple[int, float]:
     """``(rank, seconds)`` from a tuple or a ``"RANK:SECONDS"`` string.
 
@@ -216,9 +219,10 @@ def parse_straggler(spec: Any) -> tuple[int, float]:
             secs = float(spec[1])
         except (TypeError, ValueError, IndexError):
             raise GasError(f"Expected a straggler (rank, seconds) (got {spec!r})") from None
-    if rank < ANY_RANK or not np.isfinite(secs) or secs < 0:
+    if rank < ANY_RANK or not np.isfinite(secs) or not 0 <= secs <= MAX_STRAGGLER_SECONDS:
         raise GasError(
-            f"Expected a straggler rank >= 0 (or any) and a delay >= 0 seconds (got {rank}:{secs})"
+            f"Expected a straggler rank >= 0 (or any) and a delay >= 0 seconds, at most "
+            f"{MAX_STRAGGLER_SECONDS:g} (got {rank}:{secs})"
         )
     return rank, secs
 
@@ -676,6 +680,7 @@ def run_part(
     """The runner of one rank's part: :func:`gas.runtime.async_dist.run_partition_async` when a
     ``color`` schedules an asynchronous run, :func:`run_partition_ssp` for an :func:`ssp_job`
     note, else :func:`gas.runtime.exchange.run_partition`."""
+    max_work = kw.pop("max_work", None)  # the asynchronous engine's budget by work
     if color is not None:
         from gas.runtime.async_dist import run_partition_async
 
@@ -693,6 +698,7 @@ def run_part(
             checkpoint=kw.get("checkpoint"),
             restore=kw.get("restore"),
             edges=bool(kw.get("edges")),
+            max_work=max_work,
         )
     if not ssp:
         from gas.runtime.exchange import run_partition
