@@ -44,7 +44,8 @@ import numpy as np
 from numba import njit
 
 from gas._splitmix import GOLDEN, M1, M2, finalize64
-from gas.algorithms.mf_model import MFModel, _Fit
+from gas.algorithms.mf_fit import _Fit, check_real, check_whole
+from gas.algorithms.mf_model import MFModel
 from gas.io.ratings import Ratings
 from gas.program import ALL, NONE, VertexProgram
 
@@ -241,12 +242,8 @@ class ALSProgram(VertexProgram):
         seed: int = 0,
         init_std: float = 0.1,
     ) -> None:
-        if rank < 1:
-            raise ValueError(f"Expected rank >= 1 (got {rank})")
-        if reg < 0:
-            raise ValueError(f"Expected reg >= 0 (got {reg})")
-        self.rank = int(rank)
-        self.reg = float(reg)
+        self.rank = check_whole("rank", rank, 1)
+        self.reg = check_real("reg", reg, 0.0)
         self.weighted = bool(weighted)
         self.biases = bool(biases)
         self.mu = float(mean)
@@ -366,6 +363,17 @@ def als(
     MFModel
         Factors, biases, original ids, and the per-iteration ``history``.
 
+    Raises
+    ------
+    InputError
+        For parameters out of range (``rank`` < 1, ``iters`` < 0, ``reg`` or ``init_std``
+        negative or not finite, ``procs`` < 1, a negative ``seed``), no ratings, or a ``rank``
+        whose arrays would not fit in the available memory (checked before allocating).
+    ConvergenceError
+        When the run diverges: the factors or the training RMSE stop being finite (checked
+        after every iteration on one process, at the end on several; ratings too large to
+        square in float64 do it). The message names the likely causes; ``result`` is None.
+
     Examples
     --------
     A rank-3 matrix plus a constant, fully observed, is recovered (the constant by the biases):
@@ -380,9 +388,14 @@ def als(
     >>> bool(m.rmse(r) < 1e-6)
     True
     """
-    if iters < 0:
-        raise ValueError(f"Expected iters >= 0 (got {iters})")
+    check_whole("iters", iters, 0)
+    check_whole("procs", procs, 1)
+    check_real("reg", reg, 0.0)
+    if staleness is not None:
+        check_whole("staleness", staleness, 0)
     fit = _Fit(ratings, "als", rank, init_std, seed, test, biases)
+    d, width = layout(rank, biases)
+    fit.check_memory(8 * (2 * (d + 6) * width + 4 * width))  # accumulators, w, model copies
     fit.params.update(reg=float(reg), iters=int(iters), weighted=bool(weighted), biases=bool(biases))
     if staleness is None and straggler is None:
         prog = ALSProgram(rank, reg, weighted, biases, fit.mean, seed, init_std)

@@ -81,10 +81,11 @@ from typing import Any
 import numpy as np
 
 from gas.engine import SyncEngine
-from gas.errors import GasError
+from gas.errors import GasError, InputError
 from gas.graph import Graph
 from gas.io.atomic import atomic_open
 from gas.io.corpus import Corpus
+from gas.io.limits import BYTES_PER_TOKEN, available_memory
 from gas.program import IN, OUT, VertexProgram
 
 from .lda_sampler import (
@@ -97,7 +98,7 @@ from .lda_sampler import (
     seed_states,
 )
 
-__all__ = ["LDAProgram", "LDAModel", "lda", "lda_reference", "heldout_perplexity"]
+__all__ = ["LDAProgram", "LDAModel", "lda", "lda_memory", "lda_reference", "heldout_perplexity"]
 
 # a document samples by walking all K topics (vectorised) when it uses at least K / DENSE_RATIO of
 # them, else by its own topics plus the word's smoothing bucket (0: never walk all K). Measured
@@ -279,7 +280,10 @@ class LDAModel:
 
     def save(self, folder: str | os.PathLike) -> None:
         """Write ``doc_topic.npy``, ``topic_word.npy`` and ``vocab.txt`` into ``folder`` (atomically)."""
-        os.makedirs(folder, exist_ok=True)
+        try:
+            os.makedirs(folder, exist_ok=True)  # 0o777 less the umask, as mkdir -p
+        except OSError as exc:
+            raise GasError(f"{folder}: cannot create the model folder ({exc.strerror or exc})") from None
         for name, arr in (("doc_topic.npy", self.doc_topic), ("topic_word.npy", self.topic_word)):
             with atomic_open(os.path.join(folder, name), "wb") as f:
                 np.save(f, arr)
@@ -307,13 +311,72 @@ def _as_corpus(corpus: Corpus | Any, vocab: list[str] | None = None) -> Corpus:
     )
 
 
+def _whole(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
 def _check(topics: int, alpha: float, beta: float, iters: int) -> None:
-    if int(topics) < 1:
-        raise GasError(f"Expected topics >= 1 (got {topics})")
-    if not (alpha > 0 and beta > 0):
-        raise GasError(f"Expected alpha > 0 and beta > 0 (got alpha={alpha}, beta={beta})")
-    if int(iters) < 0:
-        raise GasError(f"Expected iters >= 0 (got {iters})")
+    """Refuse parameters the sampler cannot use (InputError, a GasError and a ValueError)."""
+    if not _whole(topics) or topics < 1:
+        raise InputError(f"Expected topics to be a whole number >= 1 (got {topics!r})")
+    for name, x in (("alpha", alpha), ("beta", beta)):
+        if not (isinstance(x, (int, float, np.number)) and math.isfinite(x) and x > 0):
+            raise InputError(
+                f"Expected {name} > 0 and finite (got {x!r})",
+                hint="a symmetric Dirichlet prior: alpha = 50/topics and beta = 0.01 are common",
+            )
+    if not _whole(iters) or iters < 0:
+        raise InputError(f"Expected iters to be a whole number >= 0 (got {iters!r})")
+
+
+#: Bytes per vertex per topic of :func:`lda` (vertex fields, the gather accumulator, the dense
+#: count matrices of the start and the result, the output matrices), for the memory check.
+_BYTES_PER_VERTEX_TOPIC = 56
+
+
+def lda_memory(num_docs: int, num_words: int, num_tokens: int, topics: int) -> int:
+    """Estimated peak bytes of :func:`lda` on one process (what its memory check compares).
+
+    ``(num_docs + num_words + 1) * (56 * topics + 64) + 128 * num_tokens``: per vertex the topic
+    vectors of the program, the gather accumulator and the dense count matrices; per token the
+    graph's edges and the sampler's arrays (:data:`gas.io.limits.BYTES_PER_TOKEN`, about 117
+    measured with 10 topics).
+
+    Examples
+    --------
+    >>> round(lda_memory(2_246, 10_473, 435_839, 100) / 2**20)   # the AP corpus, 100 topics: MiB
+    122
+    """
+    vertices = int(num_docs) + int(num_words) + 1
+    return vertices * (_BYTES_PER_VERTEX_TOPIC * int(topics) + 64) + BYTES_PER_TOKEN * int(num_tokens)
+
+
+def _check_corpus(c: Corpus, topics: int, max_tokens: int | None) -> None:
+    """Refuse a corpus with no tokens, more than ``max_tokens``, or (with ``max_tokens=None``) one
+    whose run would need more than the available memory, before allocating for it."""
+    m = c.num_tokens
+    if m == 0:
+        raise InputError(
+            f"the corpus holds no tokens ({c.num_docs:,d} documents, {c.num_words:,d} words)",
+            hint="a topic model needs at least one word in one document",
+        )
+    if max_tokens is not None:
+        if not _whole(max_tokens) or max_tokens < 1:
+            raise InputError(f"Expected max_tokens to be a whole number >= 1 (got {max_tokens!r})")
+        if m > max_tokens:
+            raise InputError(
+                f"the corpus holds {m:,d} tokens, more than max_tokens={max_tokens:,d}",
+                hint="raise max_tokens (CLI: --max-tokens) if the machine has the memory",
+            )
+        return
+    need, avail = lda_memory(c.num_docs, c.num_words, m, topics), available_memory()
+    if need > avail:
+        raise InputError(
+            f"LDA with {topics:,d} topics on {c.num_docs:,d} documents, {c.num_words:,d} words and "
+            f"{m:,d} tokens would need about {need / 2**30:,.1f} GiB; {avail / 2**30:,.1f} GiB are available",
+            hint="use fewer topics or a smaller corpus; or, if the estimate is wrong for this machine, "
+            "pass max_tokens (CLI: --max-tokens) to skip this check",
+        )
 
 
 def _model(c: Corpus, doc, word, z, K, alpha, beta, ll, ll_iters, seconds) -> LDAModel:
@@ -414,6 +477,7 @@ def lda(
     return_engine: bool = False,
     procs: int = 1,
     partition: str = "hash",
+    max_tokens: int | None = None,
 ) -> LDAModel | tuple[LDAModel, SyncEngine]:
     """Fit LDA by collapsed Gibbs sampling on the engine (one superstep per sweep).
 
@@ -449,10 +513,21 @@ def lda(
     partition : str, default "hash"
         Edge-cut partitioner for ``procs > 1``: ``hash``, ``range``, ``ldg`` or ``fennel``
         (a vertex-cut would split documents; it is refused with a ValueError).
+    max_tokens : int, optional
+        Most tokens accepted. None (default): instead, the run's memory
+        (:func:`lda_memory`) must fit in the available memory
+        (:func:`gas.io.limits.available_memory`).
 
     Returns
     -------
     LDAModel
+
+    Raises
+    ------
+    InputError
+        For parameters out of range (``topics`` or ``iters`` not a whole number >= 1 / >= 0,
+        ``alpha`` or ``beta`` not finite and > 0), a corpus with no tokens, or one beyond
+        ``max_tokens`` or the available memory (checked before anything is allocated).
 
     Examples
     --------
@@ -474,6 +549,7 @@ def lda(
         if return_engine or debug:
             raise GasError("return_engine and debug work on one process only (procs=1)")
     c = _as_corpus(corpus)
+    _check_corpus(c, int(topics), max_tokens)
     K, D, W = int(topics), c.num_docs, c.num_words
     st = _start(c, K, alpha, beta, seed, ll_every)
     eid, doc, word, m = st.eid, st.doc, st.word, st.num_tokens
@@ -553,6 +629,7 @@ def lda_reference(
     """
     _check(topics, alpha, beta, iters)
     c = _as_corpus(corpus)
+    _check_corpus(c, int(topics), None)
     K, D, W = int(topics), c.num_docs, c.num_words
     doc, word = c.tokens()
     rng = np.random.default_rng(seed)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from typing import Any
+
+from gas.cli_args import nonneg_int, positive_float, positive_int, procs
 
 __all__ = ["register"]
 
@@ -14,6 +17,19 @@ def _fmt() -> type[argparse.HelpFormatter]:
     from gas.cli import _Fmt
 
     return _Fmt
+
+
+def _df_bound(text: str) -> float:
+    """``--min-df``/``--max-df``: a fraction in ``[0, 1]`` or a whole number of documents."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(x) or x < 0 or (x > 1 and not x.is_integer()):
+        raise argparse.ArgumentTypeError(
+            f"expected a fraction in [0, 1] or a whole number of documents, got {text!r}"
+        )
+    return x
 
 
 def register(subparsers: Any) -> None:
@@ -28,11 +44,11 @@ def register(subparsers: Any) -> None:
         "the top words of each topic to stdout.",
     )
     p.add_argument("corpus", metavar="CORPUS", help="corpus file or folder")
-    p.add_argument("--topics", type=int, default=50, help="number of topics K")
-    p.add_argument("--alpha", type=float, default=0.1, help="document-topic Dirichlet prior")
-    p.add_argument("--beta", type=float, default=0.01, help="topic-word Dirichlet prior")
-    p.add_argument("--iters", type=int, default=200, help="Gibbs sweeps over all tokens")
-    p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same result)")
+    p.add_argument("--topics", type=positive_int, default=50, help="number of topics K")
+    p.add_argument("--alpha", type=positive_float, default=0.1, help="document-topic Dirichlet prior")
+    p.add_argument("--beta", type=positive_float, default=0.01, help="topic-word Dirichlet prior")
+    p.add_argument("--iters", type=positive_int, default=200, help="Gibbs sweeps over all tokens")
+    p.add_argument("--seed", type=nonneg_int, default=0, help="random seed (same seed, same result)")
     p.add_argument(
         "--format",
         choices=["uci", "ldac", "text"],
@@ -40,21 +56,32 @@ def register(subparsers: Any) -> None:
         help="corpus format (None: from the file name)",
     )
     p.add_argument(
-        "--min-df", type=float, default=1, help="text: drop words in fewer documents (<1: a fraction)"
+        "--min-df", type=_df_bound, default=1, help="text: drop words in fewer documents (<1: a fraction)"
     )
     p.add_argument(
-        "--max-df", type=float, default=1.0, help="text: drop words in more documents (<=1: a fraction)"
+        "--max-df", type=_df_bound, default=1.0, help="text: drop words in more documents (<=1: a fraction)"
     )
-    p.add_argument("--ll-every", type=int, default=10, help="report the log-likelihood every N sweeps")
-    p.add_argument("--top-words", type=int, default=10, help="words printed per topic")
+    p.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="most tokens the corpus may hold (and documents or words its header may declare); "
+        "None: what the available memory holds at 128 bytes a token, with the run's memory "
+        "estimate checked too (giving N skips that check)",
+    )
+    p.add_argument(
+        "--ll-every", type=nonneg_int, default=10, help="report the log-likelihood every N sweeps (0: ends)"
+    )
+    p.add_argument("--top-words", type=positive_int, default=10, help="words printed per topic")
     p.add_argument("--output-topics", metavar="FILE", help="also write 'topic<TAB>top words' lines to FILE")
     p.add_argument(
         "--save-model", metavar="DIR", help="write doc_topic.npy, topic_word.npy, vocab.txt to DIR"
     )
-    p.add_argument("--threads", type=int, default=None, help="Numba threads (None: all cores)")
+    p.add_argument("--threads", type=positive_int, default=None, help="Numba threads (None: all cores)")
     p.add_argument(
         "--procs",
-        type=int,
+        type=procs,
         default=1,
         help="run on this many local processes (same seed, same topics as one process)",
     )
@@ -67,8 +94,12 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=_cmd_lda)
 
 
-def _df(x: float) -> int | float:
-    return int(x) if float(x).is_integer() and x >= 1 else float(x)
+def _df(x: float, fractions_upto: float) -> int | float:
+    """A ``--min-df``/``--max-df`` value for :func:`gas.io.corpus_text.read_text`: a fraction (float)
+    up to ``fractions_upto`` (below 1 for ``--min-df``, up to 1 inclusive for ``--max-df``, so
+    the default ``--max-df 1.0`` means every document, not one), else a document count (int)."""
+    frac = x < 1 or (fractions_upto == 1 and x == 1)
+    return float(x) if frac else int(x)
 
 
 def _cmd_lda(args: argparse.Namespace) -> int:
@@ -79,9 +110,9 @@ def _cmd_lda(args: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     path, fmt = detect_format(args.corpus, args.format)
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, Any] = {"max_tokens": args.max_tokens}
     if fmt == "text":
-        kwargs = {"min_df": _df(args.min_df), "max_df": _df(args.max_df)}
+        kwargs.update(min_df=_df(args.min_df, 0.0), max_df=_df(args.max_df, 1.0))
     corpus = load_corpus(path, fmt, **kwargs)
     quiet = args.quiet
     if not quiet:
@@ -111,6 +142,7 @@ def _cmd_lda(args: argparse.Namespace) -> int:
             progress=None if quiet else show,
             procs=args.procs,
             partition=args.partition,
+            max_tokens=args.max_tokens,
         )
     except ValueError as exc:  # an unknown or vertex-cut --partition
         if isinstance(exc, GasError):

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from gas.errors import GasError
+from gas.cli_args import finite_float, nonneg_float, nonneg_int, positive_float, positive_int, procs
+from gas.errors import ConvergenceError, GasError
 
 __all__ = ["register"]
 
@@ -31,30 +32,51 @@ def _fmt() -> type:
     return _Fmt
 
 
+def _open_fraction(text: str) -> float:
+    """``--test-fraction``: a number strictly between 0 and 1."""
+    x = finite_float(text)
+    if not 0.0 < x < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1), got {text!r}")
+    return x
+
+
+def _decay(text: str) -> float:
+    """``--decay``: a step multiplier in ``(0, 1]``."""
+    x = finite_float(text)
+    if not 0.0 < x <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return x
+
+
 def _common(p: argparse.ArgumentParser, iters: int) -> None:
+    from gas.cli import add_unconverged_option
+
     p.add_argument("file", metavar="RATINGS", help="ratings file: user item rating [timestamp] (.gz/.zip ok)")
-    p.add_argument("--rank", type=int, default=20, help="number of latent factors")
-    p.add_argument("--iters", type=int, default=iters, help="iterations (epochs)")
+    p.add_argument("--rank", type=positive_int, default=20, help="number of latent factors")
+    p.add_argument("--iters", type=positive_int, default=iters, help="iterations (epochs)")
     p.add_argument(
         "--biases", action=argparse.BooleanOptionalAction, default=True, help="learn user and item biases"
     )
-    p.add_argument("--init-std", type=float, default=0.1, help="standard deviation of the starting factors")
+    p.add_argument(
+        "--init-std", type=nonneg_float, default=0.1, help="standard deviation of the starting factors"
+    )
     test = p.add_mutually_exclusive_group()
     test.add_argument("--test", metavar="FILE", default=None, help="held-out ratings to report the RMSE on")
     test.add_argument(
         "--test-fraction",
-        type=float,
+        type=_open_fraction,
         default=None,
         help="hold out this random fraction of RATINGS as the test set",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the split and of the starting factors")
+    p.add_argument("--seed", type=nonneg_int, default=0, help="seed of the split and of the starting factors")
     p.add_argument("--save-model", metavar="DIR", default=None, help="write the trained model to this folder")
     p.add_argument("--predict", metavar="PAIRS", default=None, help="predict these 'user item' pairs")
     p.add_argument(
         "--output", "-o", metavar="FILE", default=None, help="where --predict writes; None: stdout"
     )
-    p.add_argument("--threads", type=int, default=None, help="Numba threads; None: all cores")
+    p.add_argument("--threads", type=positive_int, default=None, help="Numba threads; None: all cores")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    add_unconverged_option(p)  # a diverged run (exit status 3) has no finite model: nothing is written
 
 
 def register(subparsers: Any) -> None:
@@ -68,18 +90,20 @@ def register(subparsers: Any) -> None:
         "graph). Per-iteration RMSE on stderr; final RMSEs on stdout.",
     )
     _common(p, 10)
-    p.add_argument("--reg", type=float, default=0.1, help="regularization (times n_ratings with --weighted)")
+    p.add_argument(
+        "--reg", type=nonneg_float, default=0.1, help="regularization (times n_ratings with --weighted)"
+    )
     p.add_argument(
         "--weighted",
         action=argparse.BooleanOptionalAction,
         default=True,
         help="weighted-lambda regularization (Zhou et al. 2008): lambda * number of ratings",
     )
-    p.add_argument("--procs", type=int, default=1, help="run on this many local processes")
+    p.add_argument("--procs", type=procs, default=1, help="run on this many local processes")
     p.add_argument("--partition", default="hdrf", help="partitioner for --procs > 1")
     p.add_argument(
         "--staleness",
-        type=int,
+        type=nonneg_int,
         default=None,
         metavar="S",
         help="bounded staleness (SSP) with --procs: a process may run S half-steps ahead of the slowest",
@@ -100,10 +124,10 @@ def register(subparsers: Any) -> None:
         "surprise SVD updates, Hogwild across threads). Per-epoch RMSE on stderr.",
     )
     _common(p, 20)
-    p.add_argument("--lr", type=float, default=0.02, help="initial step size")
-    p.add_argument("--reg", type=float, default=0.05, help="regularization of factors and biases")
-    p.add_argument("--decay", type=float, default=0.9, help="step multiplier after each epoch")
-    p.add_argument("--procs", type=int, default=1, help="run on this many local processes")
+    p.add_argument("--lr", type=positive_float, default=0.02, help="initial step size")
+    p.add_argument("--reg", type=nonneg_float, default=0.05, help="regularization of factors and biases")
+    p.add_argument("--decay", type=_decay, default=0.9, help="step multiplier after each epoch, in (0, 1]")
+    p.add_argument("--procs", type=procs, default=1, help="run on this many local processes")
     p.add_argument(
         "--partition",
         default="hash",
@@ -120,7 +144,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("model", metavar="MODEL", help="model folder written by --save-model")
     p.add_argument("--user", required=True, metavar="ID", help="original user id")
-    p.add_argument("--top", type=int, default=10, help="number of items")
+    p.add_argument("--top", type=nonneg_int, default=10, help="number of items")
     p.add_argument("--include-seen", action="store_true", help="also list items the user rated in training")
     p.set_defaults(func=_cmd_recommend)
 
@@ -131,10 +155,6 @@ def _cmd_train(args: argparse.Namespace) -> int:
     from gas.io.ratings import read_ratings
 
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    if args.rank < 1:
-        raise GasError(f"Expected --rank >= 1 (got {args.rank})")
-    if args.iters < 0:
-        raise GasError(f"Expected --iters >= 0 (got {args.iters})")
     if args.output and not args.predict:
         raise GasError("--output names where --predict writes; give --predict PAIRS too")
     t0 = time.perf_counter()
@@ -148,8 +168,6 @@ def _cmd_train(args: argparse.Namespace) -> int:
         test = read_ratings(args.test)
         train = ratings
     elif args.test_fraction is not None:
-        if not 0.0 < args.test_fraction < 1.0:
-            raise GasError(f"Expected --test-fraction in (0, 1) (got {args.test_fraction})")
         train, test = ratings.split(args.test_fraction, seed=args.seed)
         say(f"split (seed {args.seed}): {len(train):,d} training, {len(test):,d} test ratings")
     else:
@@ -174,8 +192,6 @@ def _cmd_train(args: argparse.Namespace) -> int:
         threads=args.threads,
         progress=show,
     )
-    if args.procs < 1:
-        raise GasError(f"Expected --procs >= 1 (got {args.procs})")
     try:
         if args.algorithm == "als":
             model = als(
@@ -206,6 +222,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
                 partition=args.partition,
                 **common,
             )
+    except ConvergenceError as exc:
+        # divergence: no finite model exists, so nothing is written even with --allow-unconverged;
+        # the message names the likely causes (gas.cli's generic hint, about --max-iter, is not them)
+        print(f"gas: error: {exc}", file=sys.stderr)
+        return 3
     except ValueError as exc:
         if isinstance(exc, GasError):
             raise

@@ -20,9 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +28,7 @@ import numpy as np
 from numba import njit, prange
 
 from gas.errors import GasError, InputError
+from gas.io.atomic import atomic_folder
 
 __all__ = ["MFModel", "Prediction"]
 
@@ -314,6 +312,10 @@ class MFModel:
     def save(self, folder: str | os.PathLike) -> None:
         """Write the model folder (see the module docstring); replaces an older model there.
 
+        The folder is built beside ``folder`` and swapped in with
+        :func:`gas.io.atomic.atomic_folder`: files and folder get the modes ``open()`` and
+        ``mkdir`` give (``0o644``/``0o755`` under umask 022), a replaced model keeps its folder's mode.
+
         Raises
         ------
         GasError
@@ -328,10 +330,7 @@ class MFModel:
                     f"{target}: folder exists, is not empty and holds no saved model (no meta.json); "
                     f"refusing to replace it"
                 )
-        parent = target.resolve().parent
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
-        try:
+        with atomic_folder(target) as tmp:
             arrays = {
                 "user_factors": self.user_factors,
                 "item_factors": self.item_factors,
@@ -369,16 +368,6 @@ class MFModel:
                 "history": self.history,
             }
             _write_file(tmp / "meta.json", (json.dumps(meta, indent=1) + "\n").encode())
-            old = None
-            if target.exists():
-                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
-                os.replace(target, old / "model")
-            os.replace(tmp, target)
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
 
     @classmethod
     def load(cls, folder: str | os.PathLike) -> MFModel:
@@ -481,172 +470,3 @@ def seen_csr(user: np.ndarray, item: np.ndarray, num_users: int) -> tuple[np.nda
     np.cumsum(counts, out=indptr[1:])
     dtype = np.int32 if item.size == 0 or int(item.max()) < 2**31 else np.int64
     return indptr, item[order].astype(dtype)
-
-
-class _Fit:
-    """What ALS and SGD share: the bipartite graph, starting vectors, tracking, the model.
-
-    Vertices ``0..U-1`` are users and ``U..U+I-1`` items; each program keeps a vertex field
-    ``w`` of ``rank`` factors followed by the bias when ``biases``.
-    """
-
-    def __init__(
-        self,
-        ratings: Any,
-        algorithm: str,
-        rank: int,
-        init_std: float,
-        seed: int,
-        test: Any,
-        biases: bool,
-    ) -> None:
-        from gas.io.ratings import Ratings, read_ratings
-
-        if not isinstance(ratings, Ratings):
-            ratings = read_ratings(ratings)
-        if len(ratings) == 0:
-            raise InputError("no training ratings", path=ratings.path)
-        if int(rank) < 1:
-            raise ValueError(f"Expected rank >= 1 (got {rank})")
-        if init_std < 0:
-            raise ValueError(f"Expected init_std >= 0 (got {init_std})")
-        self.ratings = ratings
-        self.algorithm = algorithm
-        self.rank = int(rank)
-        self.biases = bool(biases)
-        self.graph = ratings.graph()
-        g = self.graph
-        self.num_users = ratings.num_users
-        r = g.edata["weight"]
-        self.mean = float(r.mean())
-        self.range = (float(r.min()), float(r.max()))
-        self.seed = int(seed)
-        self.init_std = float(init_std)
-        self.params: dict[str, Any] = {"rank": self.rank, "init_std": self.init_std, "seed": self.seed}
-        self.test = test
-        if test is not None:
-            tu, ti, tr = test.original()
-            self._test = (_lookup(ratings.user_ids, tu), _lookup(ratings.item_ids, ti), tr)
-
-    def start(self) -> np.ndarray:
-        """Starting vectors: factors ``N(0, init_std^2)`` from ``default_rng(seed)``, biases 0."""
-        g = self.graph
-        d = self.rank + (1 if self.biases else 0)
-        w = np.zeros((g.num_vertices, d), np.float64)
-        w[:, : self.rank] = np.random.default_rng(self.seed).normal(
-            0.0, self.init_std, (g.num_vertices, self.rank)
-        )
-        return w
-
-    def model(self, w: np.ndarray, history: list[dict[str, Any]] | None = None) -> MFModel:
-        """An :class:`MFModel` from the vertex vectors ``w`` (copied)."""
-        u, k = self.num_users, self.rank
-        g = self.graph
-        zeros = np.zeros(g.num_vertices)
-        bias = np.ascontiguousarray(w[:, k]) if self.biases else zeros
-        indptr = np.ascontiguousarray(g.out_indptr[: u + 1])
-        return MFModel(
-            user_factors=np.ascontiguousarray(w[:u, :k]),
-            item_factors=np.ascontiguousarray(w[u:, :k]),
-            user_bias=bias[:u].copy(),
-            item_bias=bias[u:].copy(),
-            global_mean=self.mean,
-            user_ids=self.ratings.user_ids,
-            item_ids=self.ratings.item_ids,
-            rating_range=self.range,
-            algorithm=self.algorithm,
-            params=dict(self.params),
-            seen_indptr=indptr,
-            seen_items=(g.dst[: indptr[-1]] - u).astype(np.int32 if g.num_vertices < 2**31 else np.int64),
-            history=list(history or []),
-        )
-
-    def run(
-        self,
-        program: Any,
-        iters: int,
-        threads: int | None,
-        debug: bool,
-        progress: Callable[[dict[str, Any]], None] | None,
-        alternate: bool,
-        procs: int = 1,
-        partition: str = "hdrf",
-        ssp: dict[str, Any] | None = None,
-    ) -> MFModel:
-        """Run ``program`` for ``iters`` iterations and build the model.
-
-        ``alternate``: an iteration is two supersteps, the users active in the first (they
-        signal the items for the second) and the program sets its own starting vectors in
-        ``init``; otherwise one superstep per iteration with every vertex active, starting from
-        :meth:`start`. ``procs > 1`` runs on local worker processes
-        (:func:`gas.runtime.local.run_distributed`); then only the final RMSEs are known.
-        ``ssp = {"staleness", "straggler"}``: a static ``program`` under bounded staleness (every
-        vertex active in every superstep, the program picks the side that solves).
-        """
-        from gas.engine import SyncEngine
-
-        g = self.graph
-        u = self.num_users
-        per = 2 if alternate else 1
-        active = np.arange(u) if alternate else None
-        history: list[dict[str, Any]] = []
-        if procs > 1:
-            from gas.runtime.local import run_distributed
-
-            initial = None
-            if not alternate:  # the same random start as one process, drawn here
-                initial = {"vertex": {"w": self.start()}}
-            res = run_distributed(
-                g,
-                program,
-                procs=procs,
-                partition=partition,
-                max_iter=per * iters,
-                active=None if ssp else active,
-                initial=initial,
-                **(ssp or {}),
-            )
-            if getattr(res, "ssp", None):
-                self.params["ssp"] = dict(res.ssp)
-            secs = [st["seconds"] for st in res.stats]
-            for j in range(len(secs) // per):
-                history.append({"iteration": j + 1, "seconds": float(sum(secs[per * j : per * j + per]))})
-            model = self.model(res.vertex_data["w"], history)
-            if history:
-                history[-1]["train_rmse"] = model._rmse_internal(*self._train())
-                if self.test is not None:
-                    history[-1]["test_rmse"] = model._rmse_internal(*self._test)
-            if progress is not None:
-                for rec in history:
-                    progress(rec)
-            return model
-        eng = SyncEngine(g, program, threads=threads, debug=debug)
-        if not alternate:
-            w0 = self.start()
-            eng.columns["w"][:, : w0.shape[1]] = w0  # columns past the unknowns (padding) stay 0
-        track = progress is not None or self.test is not None
-        train = self._train() if track else None
-        pending = {"seconds": 0.0}
-
-        def record(stat: dict[str, Any]) -> None:
-            pending["seconds"] += stat["seconds"]
-            if (stat["iteration"] + 1) % per:
-                return
-            rec: dict[str, Any] = {"iteration": len(history) + 1, "seconds": pending["seconds"]}
-            pending["seconds"] = 0.0
-            if track:
-                m = self.model(eng.columns["w"])
-                rec["train_rmse"] = m._rmse_internal(*train)
-                if self.test is not None:
-                    rec["test_rmse"] = m._rmse_internal(*self._test)
-            history.append(rec)
-            if progress is not None:
-                progress(rec)
-
-        eng.run(per * iters, active=active, progress=record)
-        return self.model(eng.columns["w"], history)
-
-    def _train(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Internal (user, item, rating) arrays of the training graph's edges."""
-        g, u = self.graph, self.num_users
-        return g.src, g.dst - u, g.edata["weight"]

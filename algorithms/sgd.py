@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from gas.algorithms.mf_model import MFModel, _Fit
+from gas.algorithms.mf_fit import _Fit, check_real, check_whole
+from gas.algorithms.mf_model import MFModel
 from gas.io.ratings import Ratings
 from gas.program import OUT, VertexProgram
 
@@ -100,14 +101,10 @@ class SGDProgram(VertexProgram):
         biases: bool = True,
         mean: float = 0.0,
     ) -> None:
-        if rank < 1:
-            raise ValueError(f"Expected rank >= 1 (got {rank})")
-        if lr < 0 or reg < 0 or not 0 < decay <= 1:
-            raise ValueError(f"Expected lr >= 0, reg >= 0 and 0 < decay <= 1 (got {lr}, {reg}, {decay})")
-        self.rank = int(rank)
-        self.lr = float(lr)
-        self.reg = float(reg)
-        self.decay = float(decay)
+        self.rank = check_whole("rank", rank, 1)
+        self.lr = check_real("lr", lr, 0.0)
+        self.reg = check_real("reg", reg, 0.0)
+        self.decay = check_real("decay", decay, 0.0, strict=True, high=1.0)
         self.biases = bool(biases)
         self.mu = float(mean)
         d = self.rank + (1 if biases else 0)
@@ -180,6 +177,18 @@ def sgd(
     -------
     MFModel
 
+    Raises
+    ------
+    InputError
+        For parameters out of range (``rank`` < 1, ``iters`` < 0, ``lr``, ``reg`` or
+        ``init_std`` negative, ``decay`` outside ``(0, 1]``, any of them NaN or infinite,
+        ``procs`` < 1, a negative ``seed``) or no ratings. (``lr=0`` is allowed here, a run
+        that changes nothing; ``gas sgd --lr`` must be > 0.)
+    ConvergenceError
+        When the run diverges (a learning rate too high, ratings too large): the factors or the
+        training RMSE stop being finite, checked after every epoch on one process and at the
+        end on several. The message names the likely causes; ``result`` is None.
+
     Examples
     --------
     >>> from gas.datasets.ratings import synthetic_ratings
@@ -188,10 +197,11 @@ def sgd(
     >>> bool(m.rmse(test) < 0.7 * test.rating.std())   # the std: RMSE of predicting the mean
     True
     """
-    if iters < 0:
-        raise ValueError(f"Expected iters >= 0 (got {iters})")
-    if procs < 1:
-        raise ValueError(f"Expected procs >= 1 (got {procs})")
+    check_whole("iters", iters, 0)
+    check_whole("procs", procs, 1)
+    check_real("lr", lr, 0.0)
+    check_real("reg", reg, 0.0)
+    check_real("decay", decay, 0.0, strict=True, high=1.0)
     if procs > 1:
         from gas.partition import require_edge_cut
 
@@ -203,5 +213,6 @@ def sgd(
         )
     fit = _Fit(ratings, "sgd", rank, init_std, seed, test, biases)
     fit.params.update(lr=float(lr), reg=float(reg), decay=float(decay), iters=int(iters), biases=bool(biases))
+    fit.check_memory(8 * (6 * (int(rank) + 1) + 8))
     prog = SGDProgram(rank, lr, reg, decay, biases, fit.mean)
     return fit.run(prog, iters, threads, debug, progress, alternate=False, procs=procs, partition=partition)

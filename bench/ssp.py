@@ -49,7 +49,7 @@ def als_rows(args: argparse.Namespace) -> tuple[str, list[dict]]:
     """ALS (ml-latest-small, 80/20 split seed 0, defaults, 10 iterations) on 2 processes:
     BSP and SSP with a fixed and a moving straggler; wall time of the run on warm workers."""
     from gas.algorithms.als import ALSStaticProgram
-    from gas.algorithms.mf_model import _Fit
+    from gas.algorithms.mf_fit import _Fit
     from gas.io.ratings import read_ratings
 
     path = DATA.parent / "ml-latest-small" / "ml-latest-small.zip"

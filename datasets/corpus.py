@@ -52,8 +52,8 @@ def lda_corpus(
     """
     if min(num_docs, num_words, topics) < 1 or doc_length < 0:
         raise ValueError("Expected num_docs, num_words, topics >= 1 and doc_length >= 0")
-    if alpha <= 0 or beta <= 0:
-        raise ValueError(f"Expected alpha > 0 and beta > 0 (got {alpha}, {beta})")
+    if not (0 < alpha < np.inf and 0 < beta < np.inf):  # also refuses NaN
+        raise ValueError(f"Expected finite alpha > 0 and beta > 0 (got {alpha}, {beta})")
     rng = np.random.default_rng(seed)
     phi = rng.dirichlet(np.full(num_words, beta), size=topics)
     theta = rng.dirichlet(np.full(topics, alpha), size=num_docs)

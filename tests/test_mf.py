@@ -297,7 +297,7 @@ def _sgd_split_reference(r, rank, lr, reg, decay, iters, seed, item_part, parts)
 
 
 def test_sgd_on_two_processes_equals_its_split_update_rule():
-    from gas.algorithms.mf_model import _Fit
+    from gas.algorithms.mf_fit import _Fit
     from gas.partition import partition
 
     rng = np.random.default_rng(12)

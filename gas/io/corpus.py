@@ -18,47 +18,51 @@ Formats
     A folder or a ``.tar``/``.tar.gz`` archive of plain-text documents (one file each, in
     sorted path order), lower-cased and split into runs of letters; stop words and words of
     one letter dropped; then words outside the document-frequency window removed.
+
+Limits
+------
+A header or a count can claim far more than the file holds (a 21-byte UCI file with one count
+of 2,000,000,000 asks for 2e9 tokens). Every reader takes ``max_tokens``: the most tokens (the
+sum of the counts) it accepts, and the most documents and words a header or a word id may
+declare. ``None`` (default) is :func:`default_max_tokens`, what the available memory holds at
+:data:`BYTES_PER_TOKEN` bytes a token (``gas lda --max-tokens`` overrides it). A corpus beyond the
+limit, or one with no tokens at all, is an :class:`~gas.errors.InputError` naming the file, the
+line and the value, raised before anything is allocated for it.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from gas.errors import InputError
+from gas.io.corpus_text import STOP_WORDS, read_text
 from gas.io.edgelist import read_bytes
+from gas.io.limits import (
+    BYTES_PER_TOKEN,
+    _check_tokens,
+    _over_limit,
+    _token_limit,
+    available_memory,
+    default_max_tokens,
+)
 
 __all__ = [
+    "BYTES_PER_TOKEN",
     "Corpus",
     "STOP_WORDS",
+    "available_memory",
+    "default_max_tokens",
     "detect_format",
     "load_corpus",
     "read_ldac",
     "read_text",
     "read_uci",
 ]
-
-#: A short English stop-word list (function words, pronouns, auxiliaries, common adverbs).
-STOP_WORDS = frozenset(
-    """
-    a about above after again against all also am an and any are as at be because been before being
-    below between both but by can cannot could did do does doing down during each either else ever few
-    for from further had has have having he her here hers herself him himself his how however if in
-    into is it its itself just let me might more most much must my myself neither no nor not now of
-    off often on once only or other ought our ours ourselves out over own per perhaps rather same
-    shall she should since so some such than that the their theirs them themselves then there these
-    they this those though through thus to too under until up upon us very was we were what when where
-    whether which while who whom whose why will with within without would yet you your yours yourself
-    yourselves re edu com subject lines writes article organization
-    """.split()
-)
-
-_WORD = re.compile(r"[a-z]+")
 
 
 @dataclass
@@ -241,7 +245,12 @@ def _uci_vocab_for(docword: Path) -> Path | None:
     return None
 
 
-def read_uci(path: str | os.PathLike, vocab: str | os.PathLike | None | bool = None) -> Corpus:
+def read_uci(
+    path: str | os.PathLike,
+    vocab: str | os.PathLike | None | bool = None,
+    *,
+    max_tokens: int | None = None,
+) -> Corpus:
     """Read a UCI bag-of-words corpus (``docword.NAME.txt[.gz]``).
 
     Parameters
@@ -251,12 +260,17 @@ def read_uci(path: str | os.PathLike, vocab: str | os.PathLike | None | bool = N
     vocab : path, optional
         The vocabulary; by default ``vocab.NAME.txt`` beside ``path`` if present. Without one
         (or with ``vocab=False``) the 1-based word ids, as text, serve as the words.
+    max_tokens : int, optional
+        Most tokens (sum of the counts), and most documents ``D`` and words ``W`` the header may
+        declare; None: :func:`default_max_tokens` (see "Limits" in the module docstring).
 
     Raises
     ------
     InputError
-        Naming the file, line and value: a bad header, a non-integer, an id out of range, a
-        negative count, or a line count that disagrees with ``NNZ``.
+        Naming the file, line and value: a bad header (or one declaring more documents, words
+        or lines than the limit or the file can hold), a non-integer, an id out of range, a
+        negative count, a line count that disagrees with ``NNZ``, counts adding up to more
+        than ``max_tokens`` tokens, or no token at all.
 
     Examples
     --------
@@ -292,6 +306,8 @@ def read_uci(path: str | os.PathLike, vocab: str | os.PathLike | None | bool = N
             ) from None
     D, W, NNZ = head
     body = lines[3] if len(lines) > 3 else b""
+    limit = _token_limit(max_tokens)
+    _check_uci_header(head, limit, len(body), str(p))
     vals = _int_tokens(body, str(p), 4)
     if vals.size % 3:
         for i, line in enumerate(body.splitlines()):
@@ -328,6 +344,7 @@ def read_uci(path: str | os.PathLike, vocab: str | os.PathLike | None | bool = N
             line=_data_line(body, i, 4),
             text=str(int(trip[i, 2])),
         )
+    _check_tokens(trip[:, 2], limit, str(p), lambda i: _data_line(body, i, 4))
     if vocab is None:
         vp = _uci_vocab_for(p)
     else:
@@ -342,6 +359,31 @@ def read_uci(path: str | os.PathLike, vocab: str | os.PathLike | None | bool = N
     return Corpus(trip[:, 0] - 1, trip[:, 1] - 1, trip[:, 2], words, [str(i + 1) for i in range(D)])
 
 
+_MIN_UCI_LINE = 6  # bytes of the shortest data line, "1 1 1\n"
+
+
+def _check_uci_header(head: list[int], limit: int, body_bytes: int, path: str) -> None:
+    """Refuse a header declaring negative sizes, more documents or words than ``limit``, or more
+    data lines than the bytes after it can hold (before anything is allocated from it)."""
+    for line, (value, what) in enumerate(zip(head, ("documents D", "words W", "nonzeros NNZ")), start=1):
+        if value < 0:
+            raise InputError(
+                f"Expected a non-negative number of {what}", path=path, line=line, text=str(value)
+            )
+        if line < 3 and value > limit:
+            raise _over_limit(f"the header declares {what} =", value, limit, path, line, str(value))
+    most = (body_bytes + 1) // _MIN_UCI_LINE
+    if head[2] > most:
+        raise InputError(
+            f"the header declares NNZ = {head[2]:,d} data lines, but the {body_bytes:,d} bytes after it "
+            f"hold at most {most:,d} (a line 'docID wordID count' takes at least {_MIN_UCI_LINE} bytes)",
+            path=path,
+            line=3,
+            text=str(head[2]),
+            hint="the file may be truncated, or its header wrong",
+        )
+
+
 def _data_line(body: bytes, index: int, first_line: int) -> int:
     """1-based file line of the ``index``-th non-blank data line."""
     k = -1
@@ -353,7 +395,12 @@ def _data_line(body: bytes, index: int, first_line: int) -> int:
     return first_line
 
 
-def read_ldac(path: str | os.PathLike, vocab: str | os.PathLike | None | bool = None) -> Corpus:
+def read_ldac(
+    path: str | os.PathLike,
+    vocab: str | os.PathLike | None | bool = None,
+    *,
+    max_tokens: int | None = None,
+) -> Corpus:
     """Read a corpus in Blei's lda-c format (``N id:count ...`` per line).
 
     Parameters
@@ -363,12 +410,16 @@ def read_ldac(path: str | os.PathLike, vocab: str | os.PathLike | None | bool = 
     vocab : path, optional
         One word per line; by default ``vocab.txt`` beside ``path`` if present, else the word
         ids as text.
+    max_tokens : int, optional
+        Most tokens (sum of the counts), and without a vocabulary the largest word id + 1;
+        None: :func:`default_max_tokens` (see "Limits" in the module docstring).
 
     Raises
     ------
     InputError
         Naming the file, line and value: a malformed ``id:count`` pair, a term count ``N``
-        that disagrees with the pairs on the line, or an id beyond the vocabulary.
+        that disagrees with the pairs on the line, an id beyond the vocabulary, counts adding
+        up to more than ``max_tokens`` tokens, or no document or no token at all.
 
     Examples
     --------
@@ -380,9 +431,11 @@ def read_ldac(path: str | os.PathLike, vocab: str | os.PathLike | None | bool = 
     [[2, 0, 1], [0, 4, 0]]
     """
     p = Path(path)
+    limit = _token_limit(max_tokens)
     text = read_bytes(p)
     docs: list[np.ndarray] = []
     names: list[str] = []
+    doc_lines: list[int] = []
     for i, raw in enumerate(text.splitlines()):
         line = raw.strip()
         if not line:
@@ -413,13 +466,17 @@ def read_ldac(path: str | os.PathLike, vocab: str | os.PathLike | None | bool = 
             )
         docs.append(pairs)
         names.append(str(len(names)))
-    if docs:
-        lens = np.array([d.shape[0] for d in docs], np.int64)
-        allp = np.concatenate(docs)
-        doc = np.repeat(np.arange(len(docs), dtype=np.int64), lens)
-    else:
-        allp = np.zeros((0, 2), np.int64)
-        doc = np.zeros(0, np.int64)
+        doc_lines.append(i + 1)
+    if not docs:
+        raise InputError(
+            "the file holds no documents (it is empty or has only blank lines)",
+            path=str(p),
+            hint="lda-c files hold one document a line: 'N id:count id:count ...'",
+        )
+    lens = np.array([d.shape[0] for d in docs], np.int64)
+    allp = np.concatenate(docs)
+    doc = np.repeat(np.arange(len(docs), dtype=np.int64), lens)
+    _check_tokens(allp[:, 1], limit, str(p), lambda j: doc_lines[int(doc[j])])
     maxid = int(allp[:, 0].max()) if allp.size else -1
     vp = (p.with_name("vocab.txt") if p.with_name("vocab.txt").exists() else None) if vocab is None else vocab
     if vp:
@@ -433,6 +490,16 @@ def read_ldac(path: str | os.PathLike, vocab: str | os.PathLike | None | bool = 
                 text=str(maxid),
             )
     else:
+        if maxid >= limit:
+            j = int(np.argmax(allp[:, 0]))
+            raise _over_limit(
+                "without a vocabulary file, this word id makes the vocabulary size",
+                maxid + 1,
+                limit,
+                str(p),
+                doc_lines[int(doc[j])],
+                str(maxid),
+            )
         words = [str(i) for i in range(maxid + 1)]
     return Corpus(doc, allp[:, 0], allp[:, 1], words, names)
 
@@ -445,117 +512,6 @@ def _nonblank_line(text: bytes, index: int) -> int:
             if k == index:
                 return i + 1
     return 1
-
-
-def _strip_header(text: str) -> str:
-    """Drop a mail/Usenet header block (``Key: value`` lines up to the first blank line)."""
-    if re.match(r"[A-Za-z][A-Za-z0-9-]*: ", text):
-        cut = re.search(r"\r?\n\r?\n", text)
-        return text[cut.end() :] if cut else ""
-    return text
-
-
-def _iter_documents(p: Path) -> list[tuple[str, bytes]]:
-    if p.is_dir():
-        files = sorted(f for f in p.rglob("*") if f.is_file() and not f.name.startswith("."))
-        return [(str(f.relative_to(p)), f.read_bytes()) for f in files]
-    try:
-        with tarfile.open(p) as tar:
-            members = sorted((m for m in tar.getmembers() if m.isfile()), key=lambda m: m.name)
-            out = []
-            for m in members:
-                f = tar.extractfile(m)
-                if f is not None and not os.path.basename(m.name).startswith("."):
-                    out.append((m.name, f.read()))
-            return out
-    except tarfile.TarError as exc:
-        raise InputError(
-            f"Expected a folder or a tar archive of text documents ({exc})",
-            path=str(p),
-            hint="pass --format uci or --format ldac for bag-of-words files",
-        ) from None
-
-
-def read_text(
-    path: str | os.PathLike,
-    *,
-    stop_words: frozenset[str] | set[str] | None = STOP_WORDS,
-    min_df: int | float = 1,
-    max_df: int | float = 1.0,
-    min_length: int = 2,
-    strip_headers: bool = True,
-    encoding: str = "latin-1",
-) -> Corpus:
-    """Read raw text documents from a folder or a ``.tar[.gz]`` archive, one file per document.
-
-    Text is decoded, lower-cased and split into runs of letters ``a-z``; words shorter than
-    ``min_length`` and stop words are dropped; then words whose document frequency is below
-    ``min_df`` or above ``max_df`` are removed (an int is a number of documents, a float in
-    ``[0, 1]`` a fraction of them). The vocabulary is sorted alphabetically; documents keep
-    their sorted path order and their paths as names (empty documents are kept).
-
-    Parameters
-    ----------
-    path : path
-        Folder (read recursively) or tar archive.
-    stop_words : set of str, optional
-        Words to drop (default :data:`STOP_WORDS`; ``None`` keeps every word).
-    min_df, max_df : int or float
-        Document-frequency window.
-    min_length : int, default 2
-        Shortest word kept.
-    strip_headers : bool, default True
-        Drop a leading mail/Usenet header block (``Key: value`` lines up to the first blank line).
-    encoding : str, default "latin-1"
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> d = tempfile.mkdtemp()
-    >>> _ = open(os.path.join(d, "a.txt"), "w").write("The cat sat on the mat. Cats!")
-    >>> _ = open(os.path.join(d, "b.txt"), "w").write("A dog and a cat.")
-    >>> c = read_text(d)
-    >>> c.vocab, c.dense().tolist()
-    (['cat', 'cats', 'dog', 'mat', 'sat'], [[1, 1, 0, 1, 1], [1, 0, 1, 0, 0]])
-    >>> read_text(d, min_df=2).vocab
-    ['cat']
-    """
-    p = Path(path)
-    if not p.exists():
-        raise InputError("No such file or folder", path=str(p))
-    items = _iter_documents(p)
-    stop = stop_words or frozenset()
-    docs: list[list[str]] = []
-    for _, raw in items:
-        text = raw.decode(encoding, errors="replace")
-        if strip_headers:
-            text = _strip_header(text)
-        docs.append([w for w in _WORD.findall(text.lower()) if len(w) >= min_length and w not in stop])
-    n = len(docs)
-    df: dict[str, int] = {}
-    for d in docs:
-        for w in set(d):
-            df[w] = df.get(w, 0) + 1
-    lo = _df_limit(min_df, n, "min_df")
-    hi = _df_limit(max_df, n, "max_df")
-    keep = {w for w, c in df.items() if lo <= c <= hi}
-    docs = [[w for w in d if w in keep] for d in docs]
-    corpus = Corpus.from_documents(docs, [name for name, _ in items])
-    return corpus
-
-
-def _df_limit(x: int | float, n: int, name: str) -> float:
-    """A document-frequency bound as a number of documents (float: a fraction of ``n``)."""
-    if isinstance(x, (float, np.floating)):
-        if not 0.0 <= x <= 1.0:
-            raise InputError(
-                f"Expected '{name}' as a fraction in [0, 1] (a float) or a document count (an int)",
-                text=str(x),
-            )
-        return float(x) * n
-    if x < 0:
-        raise InputError(f"Expected '{name}' >= 0", text=str(x))
-    return float(x)
 
 
 def detect_format(path: str | os.PathLike, format: str | None = None) -> tuple[Path, str]:
@@ -606,7 +562,8 @@ def load_corpus(path: str | os.PathLike, format: str | None = None, **kwargs) ->
 
     ``docword.*`` is ``uci``; ``*.dat`` (or a folder holding one ``*.dat`` and ``vocab.txt``)
     is ``ldac``; a folder holding a ``docword.*`` file is ``uci``; any other folder or a
-    ``.tar``/``.tar.gz``/``.tgz`` archive is ``text``. ``kwargs`` go to the reader.
+    ``.tar``/``.tar.gz``/``.tgz`` archive is ``text``. ``kwargs`` go to the reader (every
+    reader takes ``max_tokens``; see "Limits" in the module docstring).
 
     Raises
     ------

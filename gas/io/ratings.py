@@ -35,6 +35,25 @@ __all__ = ["Ratings", "read_pairs", "read_ratings"]
 _KNOWN_MEMBERS = ("ratings.csv", "ratings.dat", "u.data", "ratings.txt")
 _FIELD_SPLIT = re.compile(rb"[ \t,]+")
 
+#: Bytes the parser allocates per byte of (decompressed) text: room for ``len // 8`` rows of
+#: user, item and rating (8 bytes each), then the compacted ids; checked against the available
+#: memory before parsing.
+_PARSE_BYTES_PER_TEXT_BYTE = 4
+
+
+def _check_parse_memory(p: str, nbytes: int) -> None:
+    """Refuse (InputError) text whose parse would need more than the available memory."""
+    from gas.io.limits import available_memory
+
+    need, avail = nbytes * _PARSE_BYTES_PER_TEXT_BYTE, available_memory()
+    if need > avail:
+        raise InputError(
+            f"parsing these {nbytes / 2**30:,.2f} GiB of text would need about {need / 2**30:,.2f} GiB "
+            f"more; {avail / 2**30:,.2f} GiB are available",
+            path=p,
+            hint="split the file, or run where there is more memory",
+        )
+
 
 @dataclass
 class Ratings:
@@ -281,8 +300,9 @@ def read_ratings(
     InputError
         Naming the file, the 1-based line and its text, with a hint: a missing file, an empty
         file, fewer than three columns, a rating that is not a number or is NaN or infinite, an
-        id written as a fractional number. (Ids that are not non-negative integers, such as
-        ``-3`` or ``A3F``, are kept as strings.)
+        id written as a fractional number, a file whose parse would need more than the
+        available memory (about 4 bytes per byte of text, checked before parsing). (Ids that
+        are not non-negative integers, such as ``-3`` or ``A3F``, are kept as strings.)
 
     Examples
     --------
@@ -318,6 +338,7 @@ class _StringIds(Exception):
 
 
 def _read_fast(p: str, data: bytes, skip: int) -> Ratings:
+    _check_parse_memory(p, len(data))
     buf = np.frombuffer(data, dtype=np.uint8)
     capacity = buf.shape[0] // 8 + 16
     src, dst, w, k, fb, nfb, big, _, err, line, ls, tok = _parse.parse_edges(
@@ -469,6 +490,7 @@ def read_pairs(
         f2 = _FIELD_SPLIT.split(second)[:2] if second is not None else []
         header = not all(_is_number(x) for x in f1) and len(f2) == 2 and all(_is_number(x) for x in f2)
     skip = first_line if header else 0
+    _check_parse_memory(p, len(data))
     buf = np.frombuffer(data, dtype=np.uint8)
     src, dst, _, k, _, _, big, _, err, line, ls, tok = _parse.parse_edges(
         buf, skip, _parse.MODE_UNWEIGHTED, buf.shape[0] // 4 + 16
