@@ -10,9 +10,13 @@ def _cmd_coloring(args: argparse.Namespace) -> int:
     from gas.cli import _finish, _load, _progress
     from gas.errors import GasError
 
+    if args.procs > 1:
+        from gas.partition import available_methods
+
+        if args.partition not in available_methods():
+            known = ", ".join(available_methods())
+            raise GasError(f"Unknown --partition {args.partition!r}; known: {known}")
     g = _load(args)
-    if args.procs < 1:
-        raise GasError(f"Expected --procs >= 1 (got {args.procs})")
     colors = coloring(
         g,
         consistency=args.consistency,
@@ -33,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``gas coloring`` to the ``gas`` command."""
     from gas.async_engine import CONSISTENCY, SCHEDULERS
     from gas.cli import _common, _Fmt
+    from gas.cli_args import procs
 
     p = sub.add_parser(
         "coloring",
@@ -47,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--repair", action="store_true", help="recolour vertices that end in a conflict")
     p.add_argument(
         "--procs",
-        type=int,
+        type=procs,
         default=1,
         help="run on N local processes (chromatic steps; scheduler fifo or sweep; edge or vertex)",
     )

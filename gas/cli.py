@@ -3,29 +3,52 @@
 Every subcommand loads FILE (an edge list, optionally compressed, or a ``.npz`` saved by
 ``gas.save``), shows progress per superstep on stderr, and writes ``id<TAB>value`` for every
 vertex with ORIGINAL ids, atomically, when ``--output`` is given. Errors are one line on stderr
-(with a hint) and exit status 2.
+(with a hint) and exit status 2: a bad argument (the checked argparse types of :mod:`gas.cli_args`
+refuse it before anything is read), a bad input file (named with its line), an output path that
+cannot be written (checked before any work). A run that stops short of its tolerance exits with
+status 3. Anything else escaping a subcommand is a bug: "internal error", exit status 1, with the
+traceback only when ``GAS_DEBUG=1``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from gas.cli_args import nonneg_int, positive_int, tolerance, unit_interval
 from gas.errors import ConvergenceError, GasError
-from gas.io.atomic import atomic_open
+from gas.io.atomic import atomic_open, check_output_path
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "nonneg_int64"]
 
 
 class _Fmt(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     pass
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def nonneg_int64(text: str) -> int:
+    """argparse ``type=``: a whole number in ``0..2**63-1`` (a count that compiled code receives).
+
+    Examples
+    --------
+    >>> nonneg_int64("12")
+    12
+    """
+    x = nonneg_int(text)
+    if x > _INT64_MAX:
+        raise argparse.ArgumentTypeError(f"expected a whole number below 2**63, got {text!r}")
+    return x
 
 
 def _progress(quiet: bool) -> Callable[[dict[str, Any]], None] | None:
@@ -49,11 +72,17 @@ def _progress(quiet: bool) -> Callable[[dict[str, Any]], None] | None:
     return show
 
 
-def _load(args: argparse.Namespace) -> Any:
+def _load(args: argparse.Namespace, check_weights: str | None = None) -> Any:
+    """Load ``args.file`` as the subcommand's options say; ``check_weights`` as gas.io.load's."""
     from gas.io import load
 
     t0 = time.perf_counter()
-    g = load(args.file, dedupe=not args.keep_duplicates, skip_rows=args.skip_rows)
+    g = load(
+        args.file,
+        dedupe=not args.keep_duplicates,
+        skip_rows=args.skip_rows,
+        check_weights=check_weights,
+    )
     if args.undirected:
         g = g.symmetrized()
     if not args.quiet:
@@ -83,6 +112,19 @@ def _finish(args: argparse.Namespace, g: Any, values: np.ndarray, fmt: str) -> N
             print(f"wrote {g.num_vertices:,d} lines to {args.output}", file=sys.stderr)
 
 
+@contextlib.contextmanager
+def _unconverged_output(args: argparse.Namespace, g: Any, fmt: str) -> Iterator[None]:
+    """The CLI contract for a library call that raises :class:`gas.ConvergenceError`: write its
+    partial ``result`` only with ``--allow-unconverged`` (never a missing one), then re-raise
+    (exit status 3)."""
+    try:
+        yield
+    except ConvergenceError as exc:
+        if getattr(args, "allow_unconverged", False) and isinstance(exc.result, np.ndarray):
+            _finish(args, g, exc.result, fmt)
+        raise
+
+
 def _cmd_pagerank(args: argparse.Namespace) -> int:
     from gas.algorithms import pagerank
 
@@ -93,12 +135,12 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
         raise GasError("--extrapolate-every is for the synchronous engine; drop it or --engine async")
     if (status := _distributed_file(args, "pagerank")) is not None:
         return status
-    g = _load(args)
+    g = _load(args, check_weights="finite-nonnegative" if args.weighted else None)
     if (status := _distributed(args, g, "pagerank")) is not None:
         return status
     import warnings
 
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, _unconverged_output(args, g, "%.17g"):
         warnings.simplefilter("always")
         ranks, res = pagerank(
             g,
@@ -137,7 +179,8 @@ def _cmd_cc(args: argparse.Namespace) -> int:
     g = _load(args)
     if (status := _distributed(args, g, "cc")) is not None:
         return status
-    comp = connected_components(g, threads=args.threads, progress=_progress(args.quiet))
+    with _unconverged_output(args, g, "%s"):
+        comp = connected_components(g, threads=args.threads, progress=_progress(args.quiet))
     labels, sizes = np.unique(comp, return_counts=True)
     print(f"components\t{labels.size}")
     if sizes.size:
@@ -156,17 +199,18 @@ def _cmd_sssp(args: argparse.Namespace) -> int:
 
     if (status := _distributed_file(args, "sssp")) is not None:
         return status
-    g = _load(args)
+    g = _load(args, check_weights=None if args.hops else "nonnegative")
     if (status := _distributed(args, g, "sssp")) is not None:
         return status
     src = _parse_id(args.source, g)
-    dist = sssp(
-        g,
-        src,
-        weight=None if args.hops else "weight",
-        threads=args.threads,
-        progress=_progress(args.quiet),
-    )
+    with _unconverged_output(args, g, "%.17g"):
+        dist = sssp(
+            g,
+            src,
+            weight=None if args.hops else "weight",
+            threads=args.threads,
+            progress=_progress(args.quiet),
+        )
     reach = np.isfinite(dist)
     kind = "hops" if (args.hops or g.weights is None) else "weighted"
     print(f"source\t{args.source}\nmode\t{kind}\nreachable\t{int(reach.sum())}")
@@ -231,9 +275,11 @@ def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
             default=None,
             help="write id<TAB>value lines here (atomically)",
         )
-        p.add_argument("--threads", type=int, default=None, help="Numba threads (default: all cores)")
+        p.add_argument(
+            "--threads", type=positive_int, default=None, help="Numba threads (default: all cores)"
+        )
     p.add_argument(
-        "--skip-rows", type=int, default=0, help="skip this many leading lines (e.g. a CSV header)"
+        "--skip-rows", type=nonneg_int64, default=0, help="skip this many leading lines (e.g. a CSV header)"
     )
     p.add_argument("--keep-duplicates", action="store_true", help="keep repeated edges as parallel edges")
     p.add_argument(
@@ -306,10 +352,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="PageRank of every vertex; scores sum to 1.",
     )
     _common(p)
-    p.add_argument("--alpha", type=float, default=0.85, help="damping factor")
+    p.add_argument("--alpha", type=unit_interval, default=0.85, help="damping factor, in [0, 1]")
     p.add_argument(
         "--tol",
-        type=float,
+        type=tolerance,
         default=1e-6,
         help=(
             "stop when the L1 change < num_vertices * tol (networkx's rule and default; the L1 "
@@ -317,10 +363,12 @@ def build_parser() -> argparse.ArgumentParser:
             "smaller tol and a larger --max-iter)"
         ),
     )
-    p.add_argument("--max-iter", type=int, default=100, help="most iterations (async: rounds)")
+    p.add_argument(
+        "--max-iter", type=positive_int, default=100, help="most supersteps (async: 5x their work)"
+    )
     p.add_argument(
         "--extrapolate-every",
-        type=int,
+        type=nonneg_int,
         default=None,
         metavar="N",
         help=(
@@ -329,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     add_async_options(p, default_scheduler="priority")
-    p.add_argument("--top", type=int, default=10, help="print the top K vertices (0: none)")
+    p.add_argument("--top", type=nonneg_int, default=10, help="print the top K vertices (0: none)")
     p.add_argument("--weighted", action="store_true", help="use the third column as edge weights")
     add_runtime_options(p)
     p.set_defaults(func=_cmd_pagerank)
@@ -341,7 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Component of every vertex = smallest original id in it.",
     )
     _common(p)
-    p.add_argument("--top", type=int, default=0, help="print the K largest components")
+    p.add_argument("--top", type=nonneg_int, default=0, help="print the K largest components")
     add_runtime_options(p)
     p.set_defaults(func=_cmd_cc)
 
@@ -377,6 +425,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        # every output path, checked before any work: snapshot folders on every rank, output
+        # files on rank 0 (under a launcher, only rank 0 writes them)
+        outputs = ("output", "output_topics", "save_model", "checkpoint_dir", "dir")
+        given = [(name, getattr(args, name)) for name in outputs if getattr(args, name, None)]
+        if given:
+            from gas.runtime.launch import detect_world
+
+            rank = detect_world()[0]
+        for name, path in given:
+            if rank == 0 or name in ("checkpoint_dir", "dir"):
+                check_output_path(path, folder=name in ("save_model", "checkpoint_dir", "dir"))
         return int(args.func(args) or 0)
     except ConvergenceError as exc:
         print(f"gas: error: {exc}", file=sys.stderr)
@@ -401,6 +460,35 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except MemoryError:
+        print(
+            "gas: error: out of memory\n  hint: the input is too large for this machine; use a "
+            "smaller graph, or --procs/a launcher to spread it over several processes or hosts",
+            file=sys.stderr,
+        )
+        return 2
+    except OSError as exc:  # permissions, a full disk, a path that is a folder, ...
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"gas: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug, not bad input: say so; the traceback only when asked
+        return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> int:
+    """Report an unexpected exception (exit status 1); ``GAS_DEBUG=1`` prints its traceback."""
+    import os
+
+    if os.environ.get("GAS_DEBUG", "") not in ("", "0"):
+        import traceback
+
+        traceback.print_exception(exc)
+    print(
+        f"gas: internal error: {type(exc).__name__}: {exc}\n  hint: this is a bug in gaslab, not in "
+        "your input; please report it with the command line (GAS_DEBUG=1 shows the traceback)",
+        file=sys.stderr,
+    )
+    return 1
 
 
 if __name__ == "__main__":

@@ -41,11 +41,18 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
+_INT64_MAX = 2**63 - 1
+
+
 def _integer(text: str) -> int:
+    """A whole number that fits compiled code's int64."""
     try:
-        return int(text)
+        x = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if abs(x) > _INT64_MAX:
+        raise argparse.ArgumentTypeError(f"expected a whole number below 2**63, got {text!r}")
+    return x
 
 
 def finite_float(text: str) -> float:

@@ -23,6 +23,8 @@ _INT64_MAX = np.iinfo(np.int64).max
 
 def _as_id_array(a: Any, name: str) -> np.ndarray:
     arr = np.asarray(a)
+    if arr.dtype.kind in "fO" and not isinstance(a, np.ndarray):
+        arr = _exact_ints(a, arr, name)
     if arr.ndim != 1:
         raise GraphError(f"Expected '{name}' to be a 1-D array of vertex ids (got shape {arr.shape})")
     if arr.size == 0:
@@ -30,6 +32,11 @@ def _as_id_array(a: Any, name: str) -> np.ndarray:
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
             raise GraphError(f"Expected '{name}' to hold whole-number vertex ids (got {arr.dtype})")
+        if np.abs(arr).max() > 2**53:  # not every whole number is a float past 2**53
+            raise GraphError(
+                f"Expected '{name}' to hold integer vertex ids: {arr.dtype} ids past 2**53 are "
+                "not exact; pass an int64 or uint64 array"
+            )
         arr = arr.astype(np.int64)
     if arr.dtype.kind not in "iu":
         raise GraphError(f"Expected '{name}' to hold integer vertex ids (got dtype {arr.dtype})")
@@ -43,6 +50,19 @@ def _as_id_array(a: Any, name: str) -> np.ndarray:
     elif arr.dtype != np.uint64:
         arr = arr.astype(np.int64)
     return arr
+
+
+def _exact_ints(a: Any, arr: np.ndarray, name: str) -> np.ndarray:
+    """A sequence of Python ints that numpy made float64 or object (ids past ``2**63 - 1``): as
+    uint64, exactly. Anything else is returned as numpy read it."""
+    items = list(a)
+    if not items or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in items):
+        return arr
+    if min(items) < 0:
+        raise GraphError(f"Expected '{name}' to hold non-negative vertex ids (got {min(items)})")
+    if max(items) >= 2**64:
+        raise GraphError(f"Expected '{name}' to hold 64-bit vertex ids (got {max(items)}, past 2**64 - 1)")
+    return np.array(items, dtype=np.uint64)
 
 
 class Graph:
@@ -158,7 +178,10 @@ class Graph:
             raise GraphError(f"Expected 'src' and 'dst' of equal length (got {s.shape[0]} and {d.shape[0]})")
         cols: dict[str, np.ndarray] = {}
         if weights is not None:
-            w = np.asarray(weights, dtype=np.float64)
+            try:
+                w = np.asarray(weights, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise GraphError(f"Expected numeric edge weights ({exc})") from None
             if w.shape != s.shape:
                 raise GraphError(
                     f"Expected one weight per edge ({s.shape[0]}) (got {w.shape[0] if w.ndim else 0})"
@@ -339,6 +362,8 @@ class Graph:
             except KeyError as exc:
                 raise GraphError(f"Unknown vertex id {exc.args[0]!r}") from None
         else:
+            if q.dtype.kind == "O" and all(isinstance(x, int) for x in q.tolist()):  # past 2**64
+                raise GraphError(f"Unknown vertex id {q[0]!r}: vertex ids are below 2**64")
             if q.dtype.kind not in "iu":
                 raise GraphError(f"Unknown vertex id {q[0]!r}: ids of this graph are integers")
             if q.dtype.kind == "i" and q.size and q.min() < 0:

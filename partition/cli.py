@@ -14,6 +14,8 @@ import sys
 import time
 from typing import Any
 
+from gas.cli import nonneg_int64
+from gas.cli_args import finite_float, nonneg_int
 from gas.errors import InputError
 from gas.partition.base import Partitioner, available_methods, get_partitioner
 from gas.partition.report import format_table
@@ -80,8 +82,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("file", metavar="FILE", help="edge list (.txt/.tsv/.csv, .gz/.bz2/.zip) or .npz")
     p.add_argument("--method", "-m", default="hdrf", help="partitioning method (listed above)")
-    p.add_argument("--parts", "-k", type=int, default=8, help="number of parts")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random choice")
+    p.add_argument("--parts", "-k", type=int, default=8, help="number of parts (checked by the method)")
+    p.add_argument("--seed", type=nonneg_int, default=0, help="seed of every random choice")
     p.add_argument(
         "--output", "-o", metavar="PATH", default=None, help="write the assignment here as TSV (atomically)"
     )
@@ -91,7 +93,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report(s) as JSON")
     p.add_argument(
         "--gather-bytes",
-        type=int,
+        type=nonneg_int,
         default=8,
         help="bytes per gathered value, for the traffic estimate (mirrors x bytes)",
     )
@@ -99,13 +101,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     g.add_argument(
         "--lambda",
         dest="lam",
-        type=float,
+        type=finite_float,
         default=_FLAG_DEFAULTS["lam"],
         help="balance weight (hdrf, oblivious)",
     )
     g.add_argument(
         "--threshold",
-        type=int,
+        type=nonneg_int64,
         default=_FLAG_DEFAULTS["threshold"],
         help="in-degree above which a vertex is high-degree (hybrid)",
     )
@@ -123,16 +125,16 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--alpha",
-        type=float,
+        type=finite_float,
         default=_FLAG_DEFAULTS["alpha"],
         help="edge budget per part as a multiple of m/P (ne)",
     )
     g.add_argument(
-        "--gamma", type=float, default=_FLAG_DEFAULTS["gamma"], help="size penalty exponent (fennel)"
+        "--gamma", type=finite_float, default=_FLAG_DEFAULTS["gamma"], help="size penalty exponent (fennel)"
     )
     g.add_argument(
         "--slack",
-        type=float,
+        type=finite_float,
         default=_FLAG_DEFAULTS["slack"],
         help="part capacity as a multiple of the mean (ldg, fennel)",
     )
@@ -143,7 +145,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="what edge-cut parts balance (range, ldg, fennel)",
     )
     i = p.add_argument_group("input")
-    i.add_argument("--skip-rows", type=int, default=0, help="skip this many leading lines")
+    i.add_argument("--skip-rows", type=nonneg_int64, default=0, help="skip this many leading lines")
     i.add_argument("--keep-duplicates", action="store_true", help="keep repeated edges as parallel edges")
     i.add_argument(
         "--undirected", action="store_true", help="treat each line as an undirected edge (add the reverse)"
@@ -213,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
     for pt in parts:
         if not args.quiet:
             print(f"partitioning with {pt.name} into {args.parts} parts ...", file=sys.stderr)
-        a = pt.partition(inp, args.parts, args.seed)
+        a = _partition(pt, inp, args)
         reports.append(a.report(args.gather_bytes))
         if args.output:
             t0 = time.perf_counter()
@@ -228,6 +230,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(reports[0])
     return 0
+
+
+def _partition(pt: Partitioner, inp: Any, args: argparse.Namespace) -> Any:
+    """``pt.partition``; an option so large that its arithmetic overflows is an InputError."""
+    try:
+        return pt.partition(inp, args.parts, args.seed)
+    except OverflowError as exc:
+        raise InputError(
+            f"method {pt.name!r} cannot compute with options {pt.options} ({exc})",
+            hint="use option values near the defaults (--alpha, --gamma, --slack, --lambda)",
+        ) from None
 
 
 def _load(args: argparse.Namespace) -> Any:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["parse_edges", "MODE_AUTO", "MODE_UNWEIGHTED", "MODE_WEIGHTED"]
+__all__ = ["parse_edges", "locate_edge", "MODE_AUTO", "MODE_UNWEIGHTED", "MODE_WEIGHTED"]
 
 MODE_AUTO = -1
 MODE_UNWEIGHTED = 0
@@ -344,6 +344,36 @@ def _skip_lines(buf: np.ndarray, count: int) -> tuple[int, int]:
         i = _next_line(buf, i, n)
         line += 1
     return i, line
+
+
+@njit(cache=True)
+def locate_edge(buf: np.ndarray, skip_rows: int, index: int) -> tuple[int, int]:
+    """1-based line number and start offset of data line ``index`` (0-based) of ``buf``.
+
+    Counts the lines :func:`parse_edges` reads as edges (not blank, not a comment) after the
+    first ``skip_rows`` lines, so ``locate_edge(buf, s, k)`` is the line edge ``k`` came from
+    in a file that parsed without error. Returns ``(0, -1)`` when there are fewer lines.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> locate_edge(np.frombuffer(b"# c\\n1 2\\n\\n3 4\\n", np.uint8), 0, 1)
+    (4, 9)
+    """
+    n = buf.shape[0]
+    i, line = _skip_lines(buf, skip_rows)
+    k = 0
+    while i < n:
+        ls = i
+        while i < n and _is_sep(buf[i]):
+            i += 1
+        if i < n and not _is_stop(buf[i]):
+            if k == index:
+                return line, ls
+            k += 1
+        i = _next_line(buf, i, n)
+        line += 1
+    return 0, -1
 
 
 def _grow(a: np.ndarray, cap: int) -> np.ndarray:

@@ -6,6 +6,7 @@ import bz2
 import gzip
 import mmap
 import os
+import stat
 import zipfile
 import zlib
 
@@ -14,7 +15,7 @@ import numpy as np
 from gas.errors import InputError
 from gas.io import _parse
 
-__all__ = ["read_edgelist", "read_bytes"]
+__all__ = ["read_edgelist", "read_bytes", "first_bad_weight", "bad_weight_error", "WEIGHT_RULES"]
 
 _MMAP_MIN = 1 << 20
 
@@ -54,7 +55,12 @@ def _read_raw(p: str, member: str | None, use_mmap: bool = True) -> bytes | mmap
     try:
         with open(p, "rb") as f:
             head = f.read(4)
-            size = os.fstat(f.fileno()).st_size
+            st = os.fstat(f.fileno())
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):  # /dev/zero would never end
+                raise InputError(
+                    "expected a file or a pipe, got a device", path=p, hint="name the edge list itself"
+                )
+            size = st.st_size
             if use_mmap and member is None and size >= _MMAP_MIN and not _compressed(head):
                 return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
             data = head + f.read()
@@ -226,6 +232,7 @@ def read_edgelist(
     weights: bool | None = None,
     skip_rows: int = 0,
     member: str | None = None,
+    check_weights: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Read a text edge list into ``(src, dst, weights)`` arrays of original ids.
 
@@ -248,6 +255,10 @@ def read_edgelist(
         messages still count from the top of the file.
     member : str, optional
         Member to read from a zip archive holding more than one file.
+    check_weights : {None, "nonnegative", "finite-nonnegative"}
+        Refuse weights below 0 (``"nonnegative"``, what shortest paths need; ``inf`` passes) or
+        also infinite ones (``"finite-nonnegative"``, what PageRank needs), naming the line of
+        the first one. NaN is always refused.
 
     Returns
     -------
@@ -260,8 +271,8 @@ def read_edgelist(
     ------
     InputError
         Naming the file, the 1-based line and its text, with a hint: missing file, a field that
-        is not an id, a single column, negative or > 64-bit id, missing or NaN weight, and a
-        file without any edge.
+        is not an id, a single column, negative or > 64-bit id, missing or NaN weight, a weight
+        that ``check_weights`` refuses, and a file without any edge.
 
     Examples
     --------
@@ -273,8 +284,8 @@ def read_edgelist(
     ([7, 9], [9, 7], [0.5, 2.0])
     """
     p = os.fspath(path)
-    if skip_rows < 0:
-        raise InputError(f"expected skip_rows >= 0 (got {skip_rows})", path=p)
+    if not 0 <= skip_rows < 2**63:
+        raise InputError(f"expected skip_rows in 0..2**63-1 (got {skip_rows})", path=p)
     raw = _read_raw(p, member)
     buf = np.frombuffer(raw, dtype=np.uint8)
     off = 0
@@ -283,6 +294,8 @@ def read_edgelist(
         buf = buf[3:]
     if weights not in (None, True, False):
         raise ValueError(f"Expected weights to be None, True or False (got {weights!r})")
+    if check_weights not in WEIGHT_RULES:
+        raise ValueError(f"Expected check_weights in {list(WEIGHT_RULES)} (got {check_weights!r})")
     mode = {None: _parse.MODE_AUTO, False: _parse.MODE_UNWEIGHTED, True: _parse.MODE_WEIGHTED}[weights]
     capacity = buf.shape[0] // 12 + 16
     src, dst, w, k, fb, nfb, big, weighted, err, line, ls, tok = _parse.parse_edges(
@@ -305,7 +318,40 @@ def read_edgelist(
     w = _trim(w, k)
     if nfb:
         _apply_fallback(p, raw, off, buf, w, fb[:nfb])
+    bad = first_bad_weight(w, check_weights)
+    if bad is not None:
+        line, start = _parse.locate_edge(buf, skip_rows, bad)
+        raise bad_weight_error(check_weights, w[bad], path=p, line=line, text=_line_text(buf, start))
     return src, dst, w
+
+
+# check_weights rule -> what it expects
+WEIGHT_RULES = {
+    None: None,
+    "nonnegative": "an edge weight >= 0",
+    "finite-nonnegative": "a finite edge weight >= 0",
+}
+
+
+def first_bad_weight(w: np.ndarray | None, rule: str | None) -> int | None:
+    """Index of the first weight ``rule`` refuses (see :func:`read_edgelist`), or None."""
+    if w is None or rule is None or w.size == 0:
+        return None
+    ok = w >= 0  # False for NaN
+    if rule == "finite-nonnegative":
+        ok &= np.isfinite(w)
+    bad = np.flatnonzero(~ok)
+    return int(bad[0]) if bad.size else None
+
+
+def bad_weight_error(rule: str, value: float, **where: object) -> InputError:
+    """The :class:`InputError` for a weight that ``rule`` refuses, at ``where`` (path, line, text)."""
+    return InputError(
+        f"expected {WEIGHT_RULES[rule]}, found {float(value)!r}",
+        hint="fix or remove that edge, or ignore the weights (gas pagerank without --weighted, "
+        "gas sssp --hops, weights=False in gas.io.load)",
+        **where,  # type: ignore[arg-type]
+    )
 
 
 def _trim(a: np.ndarray, k: int) -> np.ndarray:

@@ -8,7 +8,7 @@ import zipfile
 from gas.errors import GraphError, InputError
 from gas.graph import Graph
 from gas.io.binary import load_npz
-from gas.io.edgelist import read_edgelist
+from gas.io.edgelist import WEIGHT_RULES, bad_weight_error, first_bad_weight, read_edgelist
 
 __all__ = ["load"]
 
@@ -20,6 +20,7 @@ def load(
     dedupe: bool = True,
     num_vertices: int | None = None,
     skip_rows: int = 0,
+    check_weights: str | None = None,
 ) -> Graph:
     """Read a graph from a binary ``.npz`` file or a text edge list (plain, gz, bz2 or zip).
 
@@ -42,12 +43,16 @@ def load(
         increasing order and ``graph.ids`` maps them back.
     skip_rows : int, default 0
         Lines to skip at the top of a text file (e.g. 1 for a CSV header).
+    check_weights : {None, "nonnegative", "finite-nonnegative"}
+        Refuse negative weights (``"nonnegative"``: shortest paths) or also infinite ones
+        (``"finite-nonnegative"``: PageRank), naming the file and line of the first one (in a
+        ``.npz``, its edge). Applies to binary files too.
 
     Raises
     ------
     InputError
-        On a missing or malformed file (naming the file and line), or an id outside
-        ``0..num_vertices-1``.
+        On a missing or malformed file (naming the file and line), an id outside
+        ``0..num_vertices-1``, or a weight that ``check_weights`` refuses.
 
     Examples
     --------
@@ -59,9 +64,16 @@ def load(
     (3, 2, [100, 200, 300], 1)
     """
     p = os.fspath(path)
+    if check_weights not in WEIGHT_RULES:
+        raise ValueError(f"Expected check_weights in {list(WEIGHT_RULES)} (got {check_weights!r})")
     if p.lower().endswith(".npz") or _is_saved_graph(p):
-        return load_npz(p)
-    src, dst, w = read_edgelist(p, weights=weights, skip_rows=skip_rows)
+        g = load_npz(p)
+        bad = first_bad_weight(g.weights, check_weights)
+        if bad is not None:
+            edge = f"edge {g.ids[g.src[bad]]} -> {g.ids[g.dst[bad]]}"
+            raise bad_weight_error(check_weights, g.weights[bad], path=p, text=edge)
+        return g
+    src, dst, w = read_edgelist(p, weights=weights, skip_rows=skip_rows, check_weights=check_weights)
     try:
         return Graph.from_edges(src, dst, num_vertices=num_vertices, weights=w, dedupe=dedupe)
     except GraphError as exc:
@@ -75,7 +87,13 @@ def load(
 
 
 def _is_saved_graph(p: str) -> bool:
-    """True for a zip archive holding the ``format`` entry that :func:`save` writes."""
+    """True for a zip archive holding the ``format`` entry that :func:`save` writes.
+
+    Only a regular file is looked into: reading the first bytes of a pipe would take them away
+    from the edge-list reader.
+    """
+    if not os.path.isfile(p):
+        return False
     try:
         with open(p, "rb") as f:
             if f.read(4) != b"PK\x03\x04":

@@ -48,7 +48,16 @@ from numba import njit
 
 from gas.errors import InputError
 from gas.io import _parse
-from gas.io.edgelist import _apply_fallback, _compressed, _raise_parse_error, _read_raw, _trim
+from gas.io.edgelist import (
+    _apply_fallback,
+    _compressed,
+    _line_text,
+    _raise_parse_error,
+    _read_raw,
+    _trim,
+    bad_weight_error,
+    first_bad_weight,
+)
 
 __all__ = ["EdgeShare", "read_share", "byte_ranges", "input_files", "detect_weighted", "BLOCK"]
 
@@ -281,12 +290,14 @@ def _parse_piece(
     skip_rows: int,
     lines_before: int | None,
     before: tuple[str, int] | None = None,
+    check_weights: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Parse complete lines; errors carry the file's line number.
 
     ``lines_before`` is the number of lines of the file before ``data``; None when unknown (a
     byte range of a plain file: counted from the file, only when an error is reported, from
-    ``before = (path, start offset)``).
+    ``before = (path, start offset)``). ``check_weights`` as in
+    :func:`gas.io.edgelist.read_edgelist`.
     """
     buf = np.frombuffer(data, np.uint8)
     i, line = _parse._skip_lines(buf, skip_rows)
@@ -335,6 +346,11 @@ def _parse_piece(
             fbk[:, 3] += shift()
             _apply_fallback(p, data, 0, buf, w, fbk)  # the same error, with the file's line
             raise exc  # pragma: no cover
+    bad = first_bad_weight(w, check_weights)
+    if bad is not None:
+        line, start = _parse.locate_edge(buf, skip_rows, bad)
+        text = _line_text(buf, start)
+        raise bad_weight_error(check_weights, w[bad], path=p, line=line + shift(), text=text)
     return src, dst, w
 
 
@@ -351,7 +367,14 @@ def _assign_files(files: list[str], num_shares: int) -> list[list[int]]:
 
 
 def _file_share(
-    p: str, rank: int, num_shares: int, weighted: bool, strict: bool, skip_rows: int, chunk0: int
+    p: str,
+    rank: int,
+    num_shares: int,
+    weighted: bool,
+    strict: bool,
+    skip_rows: int,
+    chunk0: int,
+    check_weights: str | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray | None, int]]:
     """This share's parsed pieces of one file: ``(src, dst, w, chunk)``."""
     out = []
@@ -361,7 +384,9 @@ def _file_share(
                 continue
             if b == 0 and block[:3] == b"\xef\xbb\xbf":
                 block = block[3:]
-            s, d, w = _parse_piece(p, block, weighted, strict, skip_rows if b == 0 else 0, lines)
+            s, d, w = _parse_piece(
+                p, block, weighted, strict, skip_rows if b == 0 else 0, lines, check_weights=check_weights
+            )
             if b > 0 and skip_rows > lines:
                 raise InputError(f"skip_rows={skip_rows} reaches past the first {BLOCK} bytes", path=p)
             out.append((s, d, w, chunk0 + b))
@@ -370,7 +395,7 @@ def _file_share(
     with open(p, "rb") as f:
         f.seek(start)
         data = f.read(end - start)
-    s, d, w = _parse_piece(p, data, weighted, strict, 0, None, (p, start))
+    s, d, w = _parse_piece(p, data, weighted, strict, 0, None, (p, start), check_weights)
     out.append((s, d, w, chunk0 + rank))
     return out
 
@@ -382,6 +407,7 @@ def read_share(
     *,
     weights: bool | None = None,
     skip_rows: int = 0,
+    check_weights: str | None = None,
 ) -> EdgeShare:
     """Share ``rank`` of ``num_shares`` of the edge list at ``path`` (a file or a folder of parts).
 
@@ -393,6 +419,9 @@ def read_share(
         As in :func:`gas.io.edgelist.read_edgelist` (``None`` detects from the first data line).
     skip_rows : int, default 0
         Lines to skip at the top of the file (of every file of a folder).
+    check_weights : {None, "nonnegative", "finite-nonnegative"}
+        As in :func:`gas.io.edgelist.read_edgelist`: refuse negative (or also infinite)
+        weights in this share, naming the file and line.
 
     Returns
     -------
@@ -407,8 +436,8 @@ def read_share(
     p = os.fspath(path)
     if not 0 <= rank < num_shares:
         raise ValueError(f"Expected 0 <= rank < num_shares (got {rank} and {num_shares})")
-    if skip_rows < 0:
-        raise InputError(f"expected skip_rows >= 0 (got {skip_rows})", path=p)
+    if not 0 <= skip_rows < 2**63:
+        raise InputError(f"expected skip_rows in 0..2**63-1 (got {skip_rows})", path=p)
     if weights not in (None, True, False):
         raise ValueError(f"Expected weights to be None, True or False (got {weights!r})")
     files = input_files(p)
@@ -416,7 +445,7 @@ def read_share(
     strict = weights is None and not weighted
     pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray | None, int]] = []
     if len(files) == 1:
-        pieces = _file_share(files[0], rank, num_shares, weighted, strict, skip_rows, 0)
+        pieces = _file_share(files[0], rank, num_shares, weighted, strict, skip_rows, 0, check_weights)
     else:
         for i in _assign_files(files, num_shares)[rank]:
             if _is_compressed(files[i]):
@@ -426,7 +455,7 @@ def read_share(
                     data = f.read()
             if data[:3] == b"\xef\xbb\xbf":
                 data = data[3:]
-            s, d, w = _parse_piece(files[i], data, weighted, strict, skip_rows, 0)
+            s, d, w = _parse_piece(files[i], data, weighted, strict, skip_rows, 0, None, check_weights)
             pieces.append((s, d, w, i))
     big = any(s.dtype == np.uint64 or d.dtype == np.uint64 for s, d, _, _ in pieces)
     dt = np.uint64 if big else np.int64
