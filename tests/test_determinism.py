@@ -337,7 +337,9 @@ def test_two_processes_repeat_their_answer(contention, cluster2, small_graph, sc
         assert (r.iterations, r.updates) == (runs[0].iterations, runs[0].updates)
     ranks = runs[0].output / runs[0].output.sum()
     assert np.abs(ranks - want_pr).sum() <= pagerank_bound(g)
-    for _ in range(REPEATS):
+    # components and paths are exact answers (any schedule reaches them): two runs each show
+    # they repeat; PageRank above, whose bits depend on the order, runs REPEATS times
+    for _ in range(2):
         assert np.array_equal(cluster2.run(g, ComponentsProgram(), **kw).output, want_comp)
         dist = cluster2.run(g, SSSPProgram(SOURCE), active=[SOURCE], **kw).output
         assert np.array_equal(dist, want_dist)
@@ -351,18 +353,16 @@ def _gas(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 
 
 @pytest.mark.slow
-def test_cli_pagerank_on_two_processes_repeats_its_output_from_a_cold_cache(
-    contention, small_graph, tmp_path
-):
-    # issue 17's case: `gas pagerank FILE --engine async --scheduler priority --procs 2`; the
-    # first run compiles from empty caches (the workers inherit them), the second reuses them;
+def test_cli_pagerank_on_two_processes_repeats_its_output(contention, small_graph, tmp_path):
+    # issue 17's case: `gas pagerank FILE --engine async --scheduler priority --procs 2`, twice;
     # the output files must be byte-identical (%.17g round-trips every float64). Two runs, not
     # REPEATS: each is a process and two workers (test_two_processes_repeat_their_answer
-    # repeats the same runtime three times)
+    # repeats the same runtime three times). The kernel caches are the suite's own: compiling
+    # from empty caches is test_a_cold_cache_and_four_threads_repeat_the_warm_answers's part
     g = small_graph
     f = tmp_path / "g.tsv"
     np.savetxt(f, np.stack([g.src, g.dst], 1), fmt="%d", delimiter="\t")
-    env = dict(os.environ, GAS_CACHE_DIR=str(tmp_path / "gas-cache"), NUMBA_CACHE_DIR=str(tmp_path / "nb"))
+    env = None
     base = ("pagerank", str(f), "-q", "--engine", "async", "--scheduler", "priority", "--procs", "2")
     outs = []
     for i in range(2):
@@ -371,7 +371,6 @@ def test_cli_pagerank_on_two_processes_repeats_its_output_from_a_cold_cache(
         assert r.returncode == 0, r.stderr
         assert "Traceback" not in r.stderr
         outs.append(out.read_bytes())
-    assert list((tmp_path / "nb").rglob("*.nbi"))  # the first run did compile into the fresh cache
     assert outs[1] == outs[0]
     # independent reference: networkx on the vertices the file names (isolated ones are absent)
     G = nx.DiGraph()
