@@ -33,6 +33,7 @@ __all__ = [
     "pagerank",
     "check_weights",
     "power_step_change",
+    "shortfall_message",
     "ASYNC_WORK_FACTOR",
 ]
 
@@ -358,6 +359,21 @@ def power_step_change(G: Graph, ranks: np.ndarray, alpha: float, weight: str | N
     return float(np.abs(new - x).sum())
 
 
+def shortfall_message(res: RunResult, engine: str, max_iter: int, change: float, work: int, n: int) -> str:
+    """How far an unconverged PageRank got (its error's message, without the target): the
+    synchronous engine's last L1 change, or the asynchronous engine's ``work`` (edge visits
+    and updates), rounds, vertices still scheduled and ``change`` (one power step's L1)."""
+    if engine == "sync":
+        return f"PageRank stopped after {res.iterations} supersteps with L1 change {change:.1e}"
+    left = int(res.stats[-1].get("scheduled", 0)) if res.stats else n
+    return (
+        f"Asynchronous PageRank stopped at its budget of {ASYNC_WORK_FACTOR} x {max_iter} "
+        f"supersteps' work ({work:,d} edge visits and updates in {res.iterations} rounds) with "
+        f"{left:,d} vertices still scheduled; one power-iteration step from its ranks changes "
+        f"them by L1 {change:.1e}"
+    )
+
+
 def _check_result(G, ranks, res, alpha, tol, max_iter, weight, engine) -> None:
     """Raise :class:`gas.ConvergenceError` for non-finite ranks or a run that stopped short."""
     n = G.num_vertices
@@ -373,18 +389,12 @@ def _check_result(G, ranks, res, alpha, tol, max_iter, weight, engine) -> None:
     if res.converged:
         return
     if engine == "sync":
-        change = res.aggregates.get("change", float("nan"))
-        msg = f"PageRank stopped after {res.iterations} supersteps with L1 change {change:.1e}"
+        change = float(res.aggregates.get("change", float("nan")))
+        work = 0
     else:
         change = power_step_change(G, ranks, alpha, weight)
-        left = res.stats[-1].get("scheduled", 0) if res.stats else n
-        msg = (
-            f"Asynchronous PageRank stopped at its budget of {ASYNC_WORK_FACTOR} x {max_iter} "
-            "supersteps' work "
-            f"({res.edge_updates + res.updates:,d} edge visits and updates in {res.iterations} "
-            f"rounds) with {left:,d} vertices still scheduled; one power-iteration step from its "
-            f"ranks changes them by L1 {change:.1e}"
-        )
+        work = res.edge_updates + res.updates
+    msg = shortfall_message(res, engine, max_iter, change, work, n)
     raise convergence_error(
         f"{msg}, target N*tol = {target:.1e}",
         iterations=res.iterations,

@@ -216,22 +216,15 @@ def _unconverged(
 def _pagerank_shortfall(args: argparse.Namespace, g: Any, res: Any, engine: str) -> tuple[str, float]:
     """How far an unconverged PageRank got: a message and its L1 change (the synchronous
     engine's last one; for the asynchronous engine, one power-iteration step from its ranks)."""
-    if engine == "sync":
-        change = float(res.aggregates.get("change", float("nan")))
-        return f"PageRank stopped after {res.iterations} supersteps with L1 change {change:.1e}", change
-    from gas.algorithms.pagerank import ASYNC_WORK_FACTOR, power_step_change
+    from gas.algorithms.pagerank import power_step_change, shortfall_message
     from gas.graph import Graph
 
+    if engine == "sync":
+        change = float(res.aggregates.get("change", float("nan")))
+    else:
+        change = power_step_change(g, res.output, args.alpha) if isinstance(g, Graph) else float("nan")
     work = sum(int(s.get("edges", 0)) + int(s.get("active", 0)) for s in res.stats)
-    left = int(res.stats[-1].get("scheduled", 0)) if res.stats else g.num_vertices
-    change = power_step_change(g, res.output, args.alpha) if isinstance(g, Graph) else float("nan")
-    msg = (
-        f"Asynchronous PageRank stopped at its budget of {ASYNC_WORK_FACTOR} x {args.max_iter} "
-        f"supersteps' work ({work:,d} edge visits and updates in {res.iterations} rounds) with "
-        f"{left:,d} vertices still scheduled; one power-iteration step from its ranks changes "
-        f"them by L1 {change:.1e}"
-    )
-    return msg, change
+    return shortfall_message(res, engine, args.max_iter, change, work, g.num_vertices), change
 
 
 def _report(command: str, args: argparse.Namespace, g: Any, res: Any, engine: str = "sync") -> int:
