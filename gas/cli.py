@@ -27,28 +27,11 @@ from gas.cli_args import nonneg_int, positive_int, tolerance, unit_interval
 from gas.errors import ConvergenceError, GasError
 from gas.io.atomic import atomic_open, check_output_path
 
-__all__ = ["main", "build_parser", "nonneg_int64"]
+__all__ = ["main", "build_parser"]
 
 
 class _Fmt(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     pass
-
-
-_INT64_MAX = 2**63 - 1
-
-
-def nonneg_int64(text: str) -> int:
-    """argparse ``type=``: a whole number in ``0..2**63-1`` (a count that compiled code receives).
-
-    Examples
-    --------
-    >>> nonneg_int64("12")
-    12
-    """
-    x = nonneg_int(text)
-    if x > _INT64_MAX:
-        raise argparse.ArgumentTypeError(f"expected a whole number below 2**63, got {text!r}")
-    return x
 
 
 def _progress(quiet: bool) -> Callable[[dict[str, Any]], None] | None:
@@ -279,7 +262,7 @@ def _common(p: argparse.ArgumentParser, output: bool = True) -> None:
             "--threads", type=positive_int, default=None, help="Numba threads (default: all cores)"
         )
     p.add_argument(
-        "--skip-rows", type=nonneg_int64, default=0, help="skip this many leading lines (e.g. a CSV header)"
+        "--skip-rows", type=nonneg_int, default=0, help="skip this many leading lines (e.g. a CSV header)"
     )
     p.add_argument("--keep-duplicates", action="store_true", help="keep repeated edges as parallel edges")
     p.add_argument(

@@ -14,7 +14,6 @@ import sys
 import time
 from typing import Any
 
-from gas.cli import nonneg_int64
 from gas.cli_args import finite_float, nonneg_int
 from gas.errors import InputError
 from gas.partition.base import Partitioner, available_methods, get_partitioner
@@ -107,7 +106,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--threshold",
-        type=nonneg_int64,
+        type=nonneg_int,
         default=_FLAG_DEFAULTS["threshold"],
         help="in-degree above which a vertex is high-degree (hybrid)",
     )
@@ -145,7 +144,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="what edge-cut parts balance (range, ldg, fennel)",
     )
     i = p.add_argument_group("input")
-    i.add_argument("--skip-rows", type=nonneg_int64, default=0, help="skip this many leading lines")
+    i.add_argument("--skip-rows", type=nonneg_int, default=0, help="skip this many leading lines")
     i.add_argument("--keep-duplicates", action="store_true", help="keep repeated edges as parallel edges")
     i.add_argument(
         "--undirected", action="store_true", help="treat each line as an undirected edge (add the reverse)"
