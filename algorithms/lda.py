@@ -71,26 +71,27 @@ only on some vertices (every vertex carries ``nk``, ``nz`` and ``cdf``), and ``c
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from gas.engine import SyncEngine
-from gas.errors import GasError, InputError
+from gas.errors import GasError
 from gas.graph import Graph
-from gas.io.atomic import atomic_open
 from gas.io.corpus import Corpus
-from gas.io.limits import BYTES_PER_TOKEN, available_memory
 from gas.program import IN, OUT, VertexProgram
 
+# moved to their own modules; re-imported so every import path keeps working
+from .lda_inputs import _BYTES_PER_VERTEX_TOPIC as _BYTES_PER_VERTEX_TOPIC
+from .lda_inputs import _as_corpus, _check, _check_corpus, lda_memory
+from .lda_inputs import _whole as _whole
+from .lda_model import LDAModel, _model
 from .lda_sampler import (
     counts_from_assignments,
-    fold_in,
     gibbs_reference,
     loglikelihood,
     sample_token,
@@ -214,188 +215,6 @@ class LDAProgram(VertexProgram):
 
     def aggregate(self, v):
         return v.ll
-
-
-@dataclass
-class LDAModel:
-    """A fitted topic model.
-
-    Attributes
-    ----------
-    doc_topic : ndarray, shape (num_docs, topics)
-        ``(n_dk + alpha) / (n_d + K alpha)``; rows sum to 1, documents in input order.
-    topic_word : ndarray, shape (topics, num_words)
-        ``(n_wk + beta) / (n_k + W beta)``; rows sum to 1, words in vocabulary order.
-    loglik : ndarray
-        Joint log-likelihood ``log p(w, z)`` after ``loglik_iters[i]`` sweeps (0: the random
-        start); the last entry is after the final sweep.
-    loglik_iters : ndarray of int
-    vocab : list of str
-    alpha, beta : float
-    num_tokens : int
-    assignments : ndarray of int32
-        The topic of every token, in the order of :meth:`Corpus.tokens`.
-    seconds : ndarray
-        Wall time of each sweep.
-    """
-
-    doc_topic: np.ndarray
-    topic_word: np.ndarray
-    loglik: np.ndarray
-    loglik_iters: np.ndarray
-    vocab: list[str]
-    alpha: float
-    beta: float
-    num_tokens: int
-    assignments: np.ndarray
-    seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
-
-    @property
-    def topics(self) -> int:
-        return self.topic_word.shape[0]
-
-    def loglik_per_token(self) -> np.ndarray:
-        """``loglik / num_tokens``."""
-        return self.loglik / max(self.num_tokens, 1)
-
-    def top_words(self, n: int = 10) -> list[list[str]]:
-        """The ``n`` most probable words of each topic (ties by vocabulary order)."""
-        order = np.argsort(-self.topic_word, axis=1, kind="stable")[:, :n]
-        return [[self.vocab[j] for j in row] for row in order.tolist()]
-
-    def transform(self, corpus: Corpus | Any, iters: int = 50, burn: int = 10, seed: int = 0) -> np.ndarray:
-        """Topic mixtures of new documents (same vocabulary), topics held fixed (fold-in Gibbs).
-
-        Returns
-        -------
-        ndarray, shape (num_docs, topics)
-            Rows sum to 1.
-        """
-        c = _as_corpus(corpus, self.vocab)
-        doc, word = c.tokens()
-        indptr = np.concatenate([[0], np.cumsum(c.doc_lengths())]).astype(np.int64)
-        return fold_in(
-            indptr, word, self.topic_word, self.alpha, iters, burn, seed_states(seed, c.num_docs, 7)
-        )
-
-    def save(self, folder: str | os.PathLike) -> None:
-        """Write ``doc_topic.npy``, ``topic_word.npy`` and ``vocab.txt`` into ``folder`` (atomically)."""
-        try:
-            os.makedirs(folder, exist_ok=True)  # 0o777 less the umask, as mkdir -p
-        except OSError as exc:
-            raise GasError(f"{folder}: cannot create the model folder ({exc.strerror or exc})") from None
-        for name, arr in (("doc_topic.npy", self.doc_topic), ("topic_word.npy", self.topic_word)):
-            with atomic_open(os.path.join(folder, name), "wb") as f:
-                np.save(f, arr)
-        with atomic_open(os.path.join(folder, "vocab.txt"), "w", encoding="utf-8") as f:
-            f.write("".join(w + "\n" for w in self.vocab))
-
-
-def _as_corpus(corpus: Corpus | Any, vocab: list[str] | None = None) -> Corpus:
-    if isinstance(corpus, Corpus):
-        if vocab is not None and corpus.num_words != len(vocab):
-            raise GasError(f"Expected a corpus over the model's {len(vocab)} words (got {corpus.num_words})")
-        return corpus
-    m = np.asarray(corpus)
-    if m.ndim != 2 or m.dtype.kind not in "iu" and not (m.dtype.kind == "f" and np.all(m == np.round(m))):
-        raise GasError("Expected a Corpus or a 2-d array of non-negative integer counts (documents x words)")
-    if m.size and m.min() < 0:
-        raise GasError("Expected non-negative counts")
-    d, w = np.nonzero(m)
-    return Corpus(
-        d,
-        w,
-        m[d, w].astype(np.int64),
-        vocab or [str(j) for j in range(m.shape[1])],
-        [str(i) for i in range(m.shape[0])],
-    )
-
-
-def _whole(x: Any) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-
-
-def _check(topics: int, alpha: float, beta: float, iters: int) -> None:
-    """Refuse parameters the sampler cannot use (InputError, a GasError and a ValueError)."""
-    if not _whole(topics) or topics < 1:
-        raise InputError(f"Expected topics to be a whole number >= 1 (got {topics!r})")
-    for name, x in (("alpha", alpha), ("beta", beta)):
-        if not (isinstance(x, (int, float, np.number)) and math.isfinite(x) and x > 0):
-            raise InputError(
-                f"Expected {name} > 0 and finite (got {x!r})",
-                hint="a symmetric Dirichlet prior: alpha = 50/topics and beta = 0.01 are common",
-            )
-    if not _whole(iters) or iters < 0:
-        raise InputError(f"Expected iters to be a whole number >= 0 (got {iters!r})")
-
-
-#: Bytes per vertex per topic of :func:`lda` (vertex fields, the gather accumulator, the dense
-#: count matrices of the start and the result, the output matrices), for the memory check.
-_BYTES_PER_VERTEX_TOPIC = 56
-
-
-def lda_memory(num_docs: int, num_words: int, num_tokens: int, topics: int) -> int:
-    """Estimated peak bytes of :func:`lda` on one process (what its memory check compares).
-
-    ``(num_docs + num_words + 1) * (56 * topics + 64) + 128 * num_tokens``: per vertex the topic
-    vectors of the program, the gather accumulator and the dense count matrices; per token the
-    graph's edges and the sampler's arrays (:data:`gas.io.limits.BYTES_PER_TOKEN`, about 117
-    measured with 10 topics).
-
-    Examples
-    --------
-    >>> round(lda_memory(2_246, 10_473, 435_839, 100) / 2**20)   # the AP corpus, 100 topics: MiB
-    122
-    """
-    vertices = int(num_docs) + int(num_words) + 1
-    return vertices * (_BYTES_PER_VERTEX_TOPIC * int(topics) + 64) + BYTES_PER_TOKEN * int(num_tokens)
-
-
-def _check_corpus(c: Corpus, topics: int, max_tokens: int | None) -> None:
-    """Refuse a corpus with no tokens, more than ``max_tokens``, or (with ``max_tokens=None``) one
-    whose run would need more than the available memory, before allocating for it."""
-    m = c.num_tokens
-    if m == 0:
-        raise InputError(
-            f"the corpus holds no tokens ({c.num_docs:,d} documents, {c.num_words:,d} words)",
-            hint="a topic model needs at least one word in one document",
-        )
-    if max_tokens is not None:
-        if not _whole(max_tokens) or max_tokens < 1:
-            raise InputError(f"Expected max_tokens to be a whole number >= 1 (got {max_tokens!r})")
-        if m > max_tokens:
-            raise InputError(
-                f"the corpus holds {m:,d} tokens, more than max_tokens={max_tokens:,d}",
-                hint="raise max_tokens (CLI: --max-tokens) if the machine has the memory",
-            )
-        return
-    need, avail = lda_memory(c.num_docs, c.num_words, m, topics), available_memory()
-    if need > avail:
-        raise InputError(
-            f"LDA with {topics:,d} topics on {c.num_docs:,d} documents, {c.num_words:,d} words and "
-            f"{m:,d} tokens would need about {need / 2**30:,.1f} GiB; {avail / 2**30:,.1f} GiB are available",
-            hint="use fewer topics or a smaller corpus; or, if the estimate is wrong for this machine, "
-            "pass max_tokens (CLI: --max-tokens) to skip this check",
-        )
-
-
-def _model(c: Corpus, doc, word, z, K, alpha, beta, ll, ll_iters, seconds) -> LDAModel:
-    ndk, nwk, nk = counts_from_assignments(doc, word, z.astype(np.int64), c.num_docs, c.num_words, K)
-    nd = ndk.sum(axis=1, keepdims=True)
-    doc_topic = (ndk + alpha) / (nd + K * alpha)
-    topic_word = ((nwk + beta) / (nk + c.num_words * beta)).T.copy()
-    return LDAModel(
-        doc_topic,
-        topic_word,
-        np.asarray(ll, np.float64),
-        np.asarray(ll_iters, np.int64),
-        list(c.vocab),
-        float(alpha),
-        float(beta),
-        c.num_tokens,
-        z.astype(np.int32),
-        np.asarray(seconds, np.float64),
-    )
 
 
 @dataclass
