@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -59,7 +58,9 @@ from gas._codegen import is_known_good, load_kernels, mark_good
 from gas._segments import Segments, build_segments, permute
 from gas._typecheck import typecheck
 from gas.config import CONFIG
-from gas.errors import GasError, ProgramError, convergence_error
+from gas.engine_ranges import _chunks, active_mask
+from gas.engine_result import RunResult, require_converged
+from gas.errors import GasError, ProgramError
 from gas.exchange import Exchange, LocalExchange
 from gas.graph import Graph
 from gas.partitioned import Partition
@@ -67,122 +68,6 @@ from gas.program import EdgeDir, VertexProgram, validate
 from gas.threads import num_threads
 
 __all__ = ["SyncEngine", "RunResult", "run", "engine_for", "active_mask", "require_converged"]
-
-
-def active_mask(active: Any, n: int) -> np.ndarray:
-    """A byte per vertex, 1 for ``active`` (vertex ids, or a boolean mask of length ``n``).
-
-    Examples
-    --------
-    >>> active_mask([2, 0], 4).tolist(), active_mask(np.array([False, True]), 2).tolist()
-    ([1, 0, 1, 0], [0, 1])
-    """
-    act = np.zeros(n, np.uint8)
-    a = np.asarray(active)
-    if a.dtype == np.bool_ and a.shape == (n,):
-        act[a] = 1
-    else:
-        ids = a.astype(np.int64).ravel()
-        if ids.size and (ids.min() < 0 or ids.max() >= n):
-            raise GasError(f"Expected active vertex ids in 0..{n - 1} (got {ids.min()}..{ids.max()})")
-        act[ids] = 1
-    return act
-
-
-@dataclass
-class RunResult:
-    """What a run returns.
-
-    Attributes
-    ----------
-    vertex_data : ndarray (structured)
-        Final vertex data, one record per internal vertex id.
-    output : ndarray
-        The program's output field (``program.output``, default the first field).
-    iterations : int
-        Supersteps run.
-    converged : bool
-        True if the run stopped because no vertex was active or ``converged`` said so.
-    stats : list of dict
-        Per superstep: ``iteration``, ``active``, ``edges`` (edges visited by gather and
-        scatter), ``seconds`` and the aggregates.
-    aggregates : dict
-        Aggregates after the last superstep.
-    edge_data : dict
-        Final values of the program's own edge fields, by global edge id, when a distributed run
-        was asked for them (``run_distributed(..., edges=True)``); empty otherwise (one process:
-        read ``engine.edge_columns``).
-    """
-
-    vertex_data: np.ndarray
-    output: np.ndarray
-    iterations: int
-    converged: bool
-    stats: list[dict[str, Any]] = field(default_factory=list)
-    aggregates: dict[str, float] = field(default_factory=dict)
-    edge_data: dict[str, np.ndarray] = field(default_factory=dict)
-
-    @property
-    def updates(self) -> int:
-        """Vertex updates (gather-apply-scatter runs) over the whole run."""
-        return int(sum(s.get("active", 0) for s in self.stats))
-
-    @property
-    def edge_updates(self) -> int:
-        """Edges visited by gather and scatter over the whole run (the work the benchmarks compare)."""
-        return int(sum(s.get("edges", 0) for s in self.stats))
-
-
-def require_converged(res: RunResult, what: str, result: Any = None, rounds: bool | None = None) -> None:
-    """Raise :class:`gas.ConvergenceError` unless ``res`` converged (the bundled algorithms'
-    check; ``result``, default ``res``, is the partial answer the error carries; ``rounds``:
-    the run was asynchronous, default: guessed from its statistics).
-
-    The message says how far the run got: the vertices still active (a superstep) or still
-    scheduled (a round of the asynchronous engines) when it stopped, the error's ``residual``
-    (its ``target`` is 0).
-
-    Examples
-    --------
-    >>> import numpy as np, gas
-    >>> res = RunResult(np.zeros(0), np.zeros(0), 2, False, [{"active": 5}])
-    >>> try:
-    ...     require_converged(res, "Label propagation")
-    ... except gas.ConvergenceError as exc:
-    ...     print(exc)
-    Label propagation stopped after 2 supersteps with 5 vertices still active (raise max_iter)
-    """
-    if res.converged:
-        return
-    last = res.stats[-1] if res.stats else {}
-    rounds = "scheduled" in last if rounds is None else rounds
-    left = int(last.get("scheduled", last.get("active", 0))) if res.stats else -1
-    if left < 0:  # no superstep ran (max_iter=0)
-        raise convergence_error(
-            f"{what} stopped before its first {'round' if rounds else 'superstep'} (max_iter=0)",
-            iterations=0,
-            result=res if result is None else result,
-        )
-    raise convergence_error(
-        f"{what} stopped after {res.iterations} {'rounds' if rounds else 'supersteps'} with "
-        f"{left:,d} vertices still {'scheduled' if rounds else 'active'} (raise max_iter)",
-        iterations=res.iterations,
-        residual=float(left),
-        target=0.0,
-        result=res if result is None else result,
-    )
-
-
-def _chunks(weight: np.ndarray, parts: int) -> np.ndarray:
-    """Vertex range boundaries giving each range about the same total weight."""
-    n = weight.shape[0]
-    parts = max(1, min(parts, n))
-    cum = np.cumsum(weight, dtype=np.int64)
-    total = int(cum[-1]) if n else 0
-    targets = (np.arange(1, parts, dtype=np.float64) * total / parts).astype(np.int64)
-    cuts = np.searchsorted(cum, targets, side="left") + 1
-    bounds = np.concatenate([[0], cuts, [n]]).astype(np.int64)
-    return np.unique(np.clip(bounds, 0, n)) if n else np.zeros(2, np.int64)
 
 
 class SyncEngine:
