@@ -43,11 +43,11 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from gas._splitmix import GOLDEN, M1, M2, finalize64
 from gas.algorithms.mf_fit import _Fit, check_real, check_whole
 from gas.algorithms.mf_model import MFModel
 from gas.io.ratings import Ratings
 from gas.program import ALL, NONE, VertexProgram
+from gas.splitmix import GOLDEN, M1, M2, finalize64
 
 __all__ = ["ALSProgram", "ALSStaticProgram", "als"]
 

@@ -71,7 +71,6 @@ only on some vertices (every vertex carries ``nk``, ``nz`` and ``cdf``), and ``c
 from __future__ import annotations
 
 import math
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -496,12 +495,3 @@ def heldout_perplexity(
         raise GasError("Expected held-out documents with at least 2 tokens each to score")
     p = np.einsum("ik,ki->i", theta[sd], model.topic_word[:, sw])
     return float(np.exp(-np.log(p).sum() / sd.size))
-
-
-def _print_progress(stat: dict[str, Any]) -> None:  # pragma: no cover - used by the CLI
-    extra = f"  loglik/token {stat['loglik_per_token']:.4f}" if "loglik_per_token" in stat else ""
-    print(
-        f"sweep {stat['iteration'] + 1:4d}  {stat['tokens_per_s'] / 1e6:7.2f} M tokens/s{extra}",
-        file=sys.stderr,
-        flush=True,
-    )

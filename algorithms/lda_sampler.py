@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-from gas._splitmix import GOLDEN, M1, M2, finalize64
+from gas.splitmix import GOLDEN, M1, M2, finalize64
 
 __all__ = [
     "seed_states",

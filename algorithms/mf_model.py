@@ -460,13 +460,3 @@ def _write_file(path: Path, data: bytes) -> None:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
-
-
-def seen_csr(user: np.ndarray, item: np.ndarray, num_users: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-user lists of rated items (CSR: ``indptr`` of length ``num_users + 1``, ``items``)."""
-    order = np.lexsort((item, user))
-    counts = np.bincount(user, minlength=num_users)
-    indptr = np.zeros(num_users + 1, np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    dtype = np.int32 if item.size == 0 or int(item.max()) < 2**31 else np.int64
-    return indptr, item[order].astype(dtype)

@@ -191,7 +191,7 @@ def sgd(
 
     Examples
     --------
-    >>> from gas.datasets.ratings import synthetic_ratings
+    >>> from gas.datasets.synthetic_ratings import synthetic_ratings
     >>> train, test = synthetic_ratings(300, 100, 6000, rank=3, noise=0.1, seed=0).split(0.2)
     >>> m = sgd(train, rank=3, iters=30, threads=1)
     >>> bool(m.rmse(test) < 0.7 * test.rating.std())   # the std: RMSE of predicting the mean

@@ -7,7 +7,7 @@ on the shared machine hits both alike). Reported per
 superstep: wall time, the part rank 0 spent inside exchange steps (waiting included), and the
 bytes rank 0 sent, against the partitioner's prediction: sync sends every mirror the fields its
 gather reads (PageRank: ``contrib``, 8 bytes; ``rank`` and ``change`` stay on the master, see
-``gas.runtime.exchange.mirror_fields``) from its master, and reduce_gather one 8-byte partial per
+``gas.runtime.bsp.mirror_fields``) from its master, and reduce_gather one 8-byte partial per
 mirror that has local in-edges, so the total per superstep is bounded by
 ``(RF - 1) * n * (8 + 8)`` bytes over all ranks (predicted here from the assignment itself).
 Rank 0 sends about half of it with two ranks.
@@ -28,7 +28,7 @@ from gas.algorithms.pagerank import PageRankProgram
 from gas.datasets.generators import rmat_graph
 from gas.engine import SyncEngine
 from gas.partition import partition
-from gas.runtime.exchange import mirror_fields
+from gas.runtime.bsp import mirror_fields
 from gas.runtime.local import LocalCluster
 
 # bytes a mirror receives per superstep: the fields PageRank's gather reads (float64 each)

@@ -13,9 +13,9 @@ from gas.errors import InputError
 from gas.graph import Graph
 from gas.io.edgelist import read_edgelist
 
-from .corpus import lda_corpus
 from .generators import powerlaw, rmat, rmat_graph
-from .ratings import synthetic_ratings
+from .synthetic_corpus import lda_corpus
+from .synthetic_ratings import synthetic_ratings
 
 __all__ = [
     "bundled",

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from gas._splitmix import GOLDEN as _GOLDEN
-from gas._splitmix import finalize64 as _mix64
 from gas.graph import Graph
+from gas.splitmix import GOLDEN as _GOLDEN
+from gas.splitmix import finalize64 as _mix64
 
 __all__ = ["rmat", "rmat_graph", "powerlaw"]
 

@@ -66,7 +66,7 @@ Consistency models and how they are enforced
     new value). The batch runs in one parallel loop.
 ``edge``
     No two adjacent vertices run at the same time; an update may also write its adjacent edges.
-    Enforced by chromatic execution: a greedy distance-1 colouring (:mod:`gas.coloring`) splits
+    Enforced by chromatic execution: a greedy distance-1 colouring (:mod:`gas.greedy_coloring`) splits
     each batch into colour classes, which run one after another, each class in parallel.
 ``full``
     No two vertices within distance 2 run at the same time; an update may write its neighbours.
@@ -91,11 +91,11 @@ from typing import Any
 
 import numpy as np
 
-from gas.coloring import color_classes, distance2_cost, greedy_coloring
 from gas.engine import RunResult, SyncEngine
 from gas.errors import GasError, ProgramError
 from gas.graph import Graph
-from gas.partitioned import Partition
+from gas.greedy_coloring import color_classes, distance2_cost, greedy_coloring
+from gas.local_part import Partition
 from gas.program import VertexProgram
 from gas.threads import num_threads
 

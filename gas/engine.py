@@ -42,8 +42,8 @@ degrees): the sources most edges read then share a few cache lines. The sum is t
 different order (with two partial totals per vertex), which the GAS contract (a commutative,
 associative ``sum`` with ``gather_zero`` its identity) allows. With aggregates and no scatter,
 apply and aggregate run in one fused pass.
-The engine runs on a :class:`~gas.partitioned.Partition` and talks to other partitions only
-through an :class:`~gas.exchange.Exchange` (a no-op for one process).
+The engine runs on a :class:`~gas.local_part.Partition` and talks to other partitions only
+through an :class:`~gas.exchange_protocol.Exchange` (a no-op for one process).
 """
 
 from __future__ import annotations
@@ -61,9 +61,9 @@ from gas.config import CONFIG
 from gas.engine_ranges import _chunks, active_mask
 from gas.engine_result import RunResult, require_converged
 from gas.errors import GasError, ProgramError
-from gas.exchange import Exchange, LocalExchange
+from gas.exchange_protocol import Exchange, LocalExchange
 from gas.graph import Graph
-from gas.partitioned import Partition
+from gas.local_part import Partition
 from gas.program import EdgeDir, VertexProgram, validate
 from gas.threads import num_threads
 
@@ -155,7 +155,7 @@ class SyncEngine:
         per = CONFIG["chunks_per_thread"]
         self.chunks = _chunks(np.ascontiguousarray(work), 1 if debug else self._nthreads * per)
         # vertex ranges apply (and the fused aggregate) run over; a partition's engine narrows
-        # them to its masters (gas.runtime.exchange.DistEngine)
+        # them to its masters (gas.runtime.bsp.DistEngine)
         self.apply_chunks = self.chunks
         seg = CONFIG["segment_size"]
         self._use_segments = (

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from gas.partition._bits import ONE, popcount, prefetch_row, select_bit
-from gas.partition._hash import next_random, reduce_range, seed_state
+from gas.partition.hashing import next_random, reduce_range, seed_state
 
 LEVELS = 64  # ring size; a power of two
 AHEAD = 24  # prefetch the state rows of the edge this many positions ahead

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gas.partition._hash import hash_vertex, next_random, reduce_range, seed_state, seed_to_uint
+from gas.partition.hashing import hash_vertex, next_random, reduce_range, seed_state, seed_to_uint
 
 __all__ = ["EdgeStream", "vertex_order", "ORDERS"]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from gas.partition._hash import next_random, reduce_range, seed_state
+from gas.partition.hashing import next_random, reduce_range, seed_state
 
 LDG = 0
 FENNEL = 1

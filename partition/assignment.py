@@ -24,8 +24,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gas.partition import _derive
-from gas.partition._hash import seed_to_uint
+from gas.partition import derive
+from gas.partition.hashing import seed_to_uint
 
 __all__ = ["Assignment", "VertexCut", "EdgeCut", "PartView"]
 
@@ -102,7 +102,7 @@ class Assignment:
     @cached_property
     def _replicas(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         bits, master = self._replica_bits()
-        indptr, parts = _derive.bits_to_csr(bits, self.num_parts)
+        indptr, parts = derive.bits_to_csr(bits, self.num_parts)
         return master, indptr, parts
 
     @property
@@ -137,11 +137,11 @@ class Assignment:
     # ------------------------------------------------------------------ per part
     @cached_property
     def _part_edges(self) -> tuple[np.ndarray, np.ndarray]:
-        return _derive.group_by_key(self.edge_part, self.num_parts)
+        return derive.group_by_key(self.edge_part, self.num_parts)
 
     @cached_property
     def _part_vertices(self) -> tuple[np.ndarray, np.ndarray]:
-        return _derive.transpose_csr(self.replica_indptr, self.replica_parts, self.num_parts)
+        return derive.transpose_csr(self.replica_indptr, self.replica_parts, self.num_parts)
 
     def part_edges(self, p: int) -> np.ndarray:
         """Edge ids stored on part ``p``, increasing (``src[ids]``, ``dst[ids]`` are its edges)."""
@@ -262,10 +262,8 @@ class VertexCut(Assignment):
         self.edge_part = np.ascontiguousarray(edge_part, dtype=np.int32)
 
     def _replica_bits(self) -> tuple[np.ndarray, np.ndarray]:
-        bits = _derive.edge_replica_bits(
-            self.src, self.dst, self.edge_part, self.num_vertices, self.num_parts
-        )
-        master = _derive.choose_masters(bits, self.num_parts, seed_to_uint(self.seed))
+        bits = derive.edge_replica_bits(self.src, self.dst, self.edge_part, self.num_vertices, self.num_parts)
+        master = derive.choose_masters(bits, self.num_parts, seed_to_uint(self.seed))
         return bits, master
 
 
@@ -317,16 +315,14 @@ class EdgeCut(Assignment):
         self.edge_part = self.vertex_part[dst] if dst.size else np.empty(0, np.int32)
 
     def _replica_bits(self) -> tuple[np.ndarray, np.ndarray]:
-        bits = _derive.edge_replica_bits(
-            self.src, self.dst, self.edge_part, self.num_vertices, self.num_parts
-        )
-        _derive.set_own_bits(bits, self.vertex_part)
+        bits = derive.edge_replica_bits(self.src, self.dst, self.edge_part, self.num_vertices, self.num_parts)
+        derive.set_own_bits(bits, self.vertex_part)
         return bits, self.vertex_part
 
     @cached_property
     def cut_edges(self) -> int:
         """Number of edges whose endpoints are owned by different parts."""
-        return int(_derive.count_cut(self.src, self.edge_part, self.vertex_part))
+        return int(derive.count_cut(self.src, self.edge_part, self.vertex_part))
 
     @property
     def edge_cut_fraction(self) -> float:
@@ -336,16 +332,16 @@ class EdgeCut(Assignment):
     @cached_property
     def _ghost_csr(self) -> tuple[np.ndarray, np.ndarray]:
         """Per vertex, the parts other than its owner where it is a ghost (CSR)."""
-        bits = _derive.ghost_bits(self.src, self.dst, self.vertex_part, self.num_vertices, self.num_parts)
+        bits = derive.ghost_bits(self.src, self.dst, self.vertex_part, self.num_vertices, self.num_parts)
         own = self.vertex_part.astype(np.int64)
         own_bit = np.uint64(1) << (own & 63).astype(np.uint64)
         bits[np.arange(self.num_vertices), own >> 6] &= ~own_bit
-        return _derive.bits_to_csr(bits, self.num_parts)
+        return derive.bits_to_csr(bits, self.num_parts)
 
     @cached_property
     def _ghosts(self) -> tuple[np.ndarray, np.ndarray]:
         indptr, parts = self._ghost_csr
-        return _derive.transpose_csr(indptr, parts, self.num_parts)
+        return derive.transpose_csr(indptr, parts, self.num_parts)
 
     def part_ghosts(self, p: int) -> np.ndarray:
         """Vertices owned elsewhere that are neighbours of vertices owned by ``p``, increasing."""

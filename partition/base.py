@@ -104,7 +104,7 @@ class EdgeInput:
         if self.graph is not None:
             g = self.graph
             return g.out_indptr, g.dst, np.arange(self.num_edges, dtype=np.int64)
-        from gas.partition._derive import group_by_key
+        from gas.partition.derive import group_by_key
 
         indptr, eid = group_by_key(self.src, self.num_vertices)
         return indptr, self.dst[eid], eid
@@ -115,7 +115,7 @@ class EdgeInput:
         if self.graph is not None:
             g = self.graph
             return g.in_indptr, g.in_src, g.in_eid
-        from gas.partition._derive import group_by_key
+        from gas.partition.derive import group_by_key
 
         indptr, eid = group_by_key(self.dst, self.num_vertices)
         return indptr, self.src[eid], eid

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from gas.partition._hash import hash_vertex, reduce_range, seed_to_uint
 from gas.partition.base import EdgeInput, Partitioner, register
+from gas.partition.hashing import hash_vertex, reduce_range, seed_to_uint
 
 
 @njit(cache=True, parallel=True)
-def _hash_vertices(n, num_parts, seed):
+def hash_vertices(n, num_parts, seed):
     out = np.empty(n, np.int32)
     for v in prange(n):
         out[v] = reduce_range(hash_vertex(v, seed), num_parts)
@@ -34,4 +34,4 @@ class HashEdgeCut(Partitioner):
     summary = "vertex to hash(id) mod P"
 
     def _assign(self, inp: EdgeInput, num_parts: int, seed: int) -> np.ndarray:
-        return _hash_vertices(inp.num_vertices, num_parts, seed_to_uint(seed))
+        return hash_vertices(inp.num_vertices, num_parts, seed_to_uint(seed))

@@ -7,10 +7,10 @@ import math
 import numpy as np
 
 from gas.errors import InputError
-from gas.partition._hash import seed_to_uint
 from gas.partition._stream import vertex_order
 from gas.partition._vstream import FENNEL, LDG, vertex_stream
 from gas.partition.base import EdgeInput, Partitioner, register
+from gas.partition.hashing import seed_to_uint
 
 
 class _VertexStreamBase(Partitioner):

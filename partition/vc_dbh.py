@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from gas.partition._hash import hash_vertex, reduce_range, seed_to_uint
 from gas.partition.base import EdgeInput, Partitioner, register
+from gas.partition.hashing import hash_vertex, reduce_range, seed_to_uint
 
 
 @njit(cache=True, parallel=True)

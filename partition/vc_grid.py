@@ -20,8 +20,8 @@ import numpy as np
 from numba import njit
 
 from gas.errors import InputError
-from gas.partition._hash import hash_vertex, reduce_range, seed_to_uint
 from gas.partition.base import EdgeInput, Partitioner, register
+from gas.partition.hashing import hash_vertex, reduce_range, seed_to_uint
 
 __all__ = ["GridCut", "grid_shape", "grid_bound"]
 

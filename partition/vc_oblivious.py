@@ -12,9 +12,9 @@ import numpy as np
 
 from gas.errors import InputError
 from gas.partition._greedy import greedy_stream
-from gas.partition._hash import seed_to_uint
 from gas.partition._stream import EdgeStream
 from gas.partition.base import EdgeInput, Partitioner, register
+from gas.partition.hashing import seed_to_uint
 
 
 class _GreedyBase(Partitioner):

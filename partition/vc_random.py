@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from gas.partition._hash import hash_pair, reduce_range, seed_to_uint
 from gas.partition.base import EdgeInput, Partitioner, register
+from gas.partition.hashing import hash_pair, reduce_range, seed_to_uint
 
 
 @njit(cache=True, parallel=True)
-def _random_parts(src, dst, num_parts, seed):
+def random_parts(src, dst, num_parts, seed):
     out = np.empty(src.shape[0], np.int32)
     for e in prange(src.shape[0]):  # independent per edge: any thread count, same result
         u = src[e]
@@ -42,4 +42,4 @@ class RandomCut(Partitioner):
     summary = "hash of the canonical (min, max) endpoint pair"
 
     def _assign(self, inp: EdgeInput, num_parts: int, seed: int) -> np.ndarray:
-        return _random_parts(inp.src, inp.dst, num_parts, seed_to_uint(seed))
+        return random_parts(inp.src, inp.dst, num_parts, seed_to_uint(seed))

@@ -14,9 +14,9 @@ from conftest import nx_digraph, shared_path
 
 import gas
 import gas.datasets
-from gas._atomic import atomic_max_nonneg
+from gas._atomic_max import atomic_max_nonneg
 from gas.algorithms import coloring, count_conflicts
-from gas.coloring import greedy_coloring
+from gas.greedy_coloring import greedy_coloring
 
 SNAP = [  # every graph under ../shared/datasets (the bitcoin ones are CSV with signed weights)
     "wiki-Vote/Wiki-Vote.txt",

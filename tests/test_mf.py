@@ -317,7 +317,7 @@ def test_sgd_on_two_processes_equals_its_split_update_rule():
 
 
 def test_sgd_on_two_processes_reaches_the_one_process_rmse():
-    from gas.datasets.ratings import synthetic_ratings
+    from gas.datasets.synthetic_ratings import synthetic_ratings
 
     train, test = synthetic_ratings(1000, 300, 30000, rank=3, noise=0.1, seed=0).split(0.2, seed=0)
     one = sgd(train, rank=3, decay=0.95, iters=60, test=test, threads=1)

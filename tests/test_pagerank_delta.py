@@ -19,7 +19,7 @@ import gas
 from gas.algorithms.pagerank_delta import AccumulativePageRankProgram
 from gas.errors import GasError
 from gas.partition import partition
-from gas.runtime.exchange import run_partition
+from gas.runtime.bsp import run_partition
 from gas.runtime.ssp import delta_fields, run_partition_ssp
 
 sys.path.insert(0, str(Path(__file__).parent))

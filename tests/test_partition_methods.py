@@ -11,8 +11,8 @@ import gas
 from gas.errors import InputError
 from gas.partition import available_methods, get_partitioner, grid_bound, grid_shape, partition
 from gas.partition._greedy import greedy_stream
-from gas.partition._hash import seed_to_uint
 from gas.partition._stream import EdgeStream
+from gas.partition.hashing import seed_to_uint
 
 
 def power_law_edges(n=2000, m=20000, seed=0):

@@ -19,8 +19,8 @@ from gas.algorithms.components import ComponentsProgram
 from gas.algorithms.pagerank import PageRankProgram
 from gas.algorithms.sssp import SSSPProgram
 from gas.partition import available_methods, partition
+from gas.runtime.bsp import part_of_graph, run_partition
 from gas.runtime.comm import Comm
-from gas.runtime.exchange import part_of_graph, run_partition
 from gas.runtime.transport import InProcHub
 
 METHODS = list(available_methods())
@@ -93,13 +93,13 @@ def test_partitioned_runs_match_one_process(graph, reference, method, procs):
 @pytest.mark.parametrize("layout", ["sorted", "masters_first", "global"])
 @pytest.mark.parametrize("method", ["random", "hash", "hdrf"])
 def test_every_vertex_layout_matches_one_process(graph, reference, monkeypatch, method, layout):
-    """Each worker numbering (gas.runtime.exchange.build_partition) gives the one-process answer:
+    """Each worker numbering (gas.runtime.bsp.build_partition) gives the one-process answer:
     a static program with aggregates (PageRank) and a dynamic one with a scatter (delta
     PageRank, whose active counts per superstep must also agree)."""
     from gas.algorithms.pagerank import DeltaPageRankProgram
-    from gas.runtime import exchange
+    from gas.runtime import bsp
 
-    monkeypatch.setattr(exchange, "layout_for", lambda program: layout)
+    monkeypatch.setattr(bsp, "layout_for", lambda program: layout)
     g = graph
     a = partition(g, method, num_parts=3, seed=2)
     pr = run_threads(g, a, lambda: PageRankProgram(tol=1e-12))

@@ -22,8 +22,8 @@ from gas.algorithms.pagerank import PageRankProgram
 from gas.errors import InputError
 from gas.io.ranges import byte_ranges, read_share
 from gas.partition import available_methods, partition
+from gas.runtime.bsp import run_partition
 from gas.runtime.comm import Comm
-from gas.runtime.exchange import run_partition
 from gas.runtime.ingest import load_part
 from gas.runtime.transport import InProcHub
 

@@ -21,8 +21,8 @@ from gas.algorithms.components import ComponentsProgram
 from gas.algorithms.pagerank import PageRankProgram
 from gas.errors import GasError
 from gas.partition import partition
+from gas.runtime.bsp import part_of_graph, run_partition
 from gas.runtime.comm import Comm
-from gas.runtime.exchange import part_of_graph, run_partition
 from gas.runtime.ssp import parse_straggler, run_partition_ssp, ssp_job
 from gas.runtime.transport import InProcHub
 

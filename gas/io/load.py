@@ -66,7 +66,7 @@ def load(
     p = os.fspath(path)
     if check_weights not in WEIGHT_RULES:
         raise ValueError(f"Expected check_weights in {list(WEIGHT_RULES)} (got {check_weights!r})")
-    if p.lower().endswith(".npz") or _is_saved_graph(p):
+    if p.lower().endswith(".npz") or is_saved_graph(p):
         g = load_npz(p)
         bad = first_bad_weight(g.weights, check_weights)
         if bad is not None:
@@ -86,7 +86,7 @@ def load(
         ) from None
 
 
-def _is_saved_graph(p: str) -> bool:
+def is_saved_graph(p: str) -> bool:
     """True for a zip archive holding the ``format`` entry that :func:`save` writes.
 
     Only a regular file is looked into: reading the first bytes of a pipe would take them away

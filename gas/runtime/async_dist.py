@@ -8,7 +8,7 @@ with the ``fifo``, ``priority`` or ``sweep`` scheduler, run on masters and mirro
   the highest is an all-reduce over the masters), or the ones scheduled when the pass reaches
   each group (``sweep``), and runs them group by group. Under ``edge``
   consistency the groups are the colour classes of one greedy distance-1 colouring of the whole
-  graph (:func:`gas.coloring.greedy_coloring`, the one :class:`gas.AsyncEngine` uses), so no two
+  graph (:func:`gas.greedy_coloring.greedy_coloring`, the one :class:`gas.AsyncEngine` uses), so no two
   adjacent vertices run at the same time *on any process*; under ``vertex`` consistency there is
   one group.
 * A group runs as one *chromatic step* on every rank: each replica of a member gathers over its
@@ -43,10 +43,10 @@ Examples
 --------
 >>> import threading, numpy as np, gas
 >>> from gas.runtime.comm import MAX, Comm
->>> from gas.runtime.exchange import part_of_graph
+>>> from gas.runtime.bsp import part_of_graph
 >>> from gas.runtime.transport import InProcHub
 >>> from gas.algorithms.coloring import ColoringProgram
->>> from gas.coloring import greedy_coloring
+>>> from gas.greedy_coloring import greedy_coloring
 >>> g = gas.Graph.from_edges([0, 0, 1, 2, 3], [1, 2, 2, 3, 0])
 >>> color = greedy_coloring(g, 1)
 >>> hub = InProcHub(2)
@@ -70,13 +70,12 @@ from typing import Any
 
 import numpy as np
 
-from gas.coloring import color_classes
 from gas.engine import RunResult
 from gas.errors import GasError
 from gas.graph import Graph
+from gas.greedy_coloring import color_classes
 from gas.program import EdgeDir, VertexProgram
-from gas.runtime.comm import MAX, Comm
-from gas.runtime.exchange import (
+from gas.runtime.bsp import (
     NetworkExchange,
     WorkerPart,
     collect_edges,
@@ -86,6 +85,7 @@ from gas.runtime.exchange import (
     restore_into,
     snapshot,
 )
+from gas.runtime.comm import MAX, Comm
 from gas.threads import num_threads
 
 __all__ = ["DIST_SCHEDULERS", "check_async", "async_groups", "run_partition_async"]
@@ -136,7 +136,7 @@ def check_async(program: VertexProgram, graph: Graph, scheduler: str, consistenc
 def async_groups(graph: Graph, consistency: str) -> np.ndarray:
     """Group (colour) of every vertex for a run across processes: a distance-1 colouring under
     ``edge`` consistency, one group (all 0) under ``vertex``."""
-    from gas.coloring import greedy_coloring
+    from gas.greedy_coloring import greedy_coloring
 
     if consistency == "edge":
         return np.ascontiguousarray(greedy_coloring(graph, 1), dtype=np.int32)
@@ -169,7 +169,7 @@ def run_partition_async(
     ``bytes_sent`` of this rank, aggregates).
 
     ``checkpoint``, ``restore`` and ``edges`` are those of
-    :func:`gas.runtime.exchange.run_partition`, with rounds for supersteps: between two rounds
+    :func:`gas.runtime.bsp.run_partition`, with rounds for supersteps: between two rounds
     every replica holds its master's data and schedule bit, so a snapshot taken there (vertex
     rows, the vertices scheduled for the next round, program-written edge data) is consistent,
     and a run resumed from it (on any number of processes) does the rounds the uninterrupted run

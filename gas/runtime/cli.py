@@ -393,7 +393,7 @@ def maybe_distributed_file(args: argparse.Namespace, command: str) -> int | None
     import os
 
     from gas.cli import _progress
-    from gas.io.load import _is_saved_graph
+    from gas.io.load import is_saved_graph
     from gas.runtime.ingest import file_job, run_file_job
     from gas.runtime.launch import connect_world, detect_world
 
@@ -409,7 +409,7 @@ def maybe_distributed_file(args: argparse.Namespace, command: str) -> int | None
             f"--procs {procs} inside a launcher job ({source} gives {size} ranks): use one or the other"
         )
     path = args.file
-    if os.path.isfile(path) and (path.lower().endswith(".npz") or _is_saved_graph(path)):
+    if os.path.isfile(path) and (path.lower().endswith(".npz") or is_saved_graph(path)):
         return None
     if getattr(args, "weighted", False) and command == "pagerank":
         raise GasError("--weighted PageRank does not run on several processes yet; drop --procs")

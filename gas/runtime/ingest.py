@@ -28,7 +28,7 @@ of a file, its blocks of a compressed file, or its files of a folder). Steps, al
 
 4. **Masters.** Every rank ORs its replica bits into a global table (an all-reduce of distinct
    powers of two) and runs the partitioner's deterministic master choice on it
-   (:func:`gas.partition._derive.choose_masters`), so all ranks agree; for ``random`` this is
+   (:func:`gas.partition.derive.choose_masters`), so all ranks agree; for ``random`` this is
    the single-process master array exactly.
 
 Examples
@@ -59,8 +59,8 @@ import numpy as np
 
 from gas.errors import GasError, InputError
 from gas.io.ranges import read_share
+from gas.runtime.bsp import WorkerPart
 from gas.runtime.comm import Comm
-from gas.runtime.exchange import WorkerPart
 from gas.runtime.protocol import DATA
 
 __all__ = ["LoadedPart", "load_part", "alltoall"]
@@ -164,18 +164,18 @@ def _place(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Part of each edge held here; and the masters when the method fixes them (``hash``)."""
     from gas.partition import get_partitioner, partition
-    from gas.partition._hash import seed_to_uint
+    from gas.partition.hashing import seed_to_uint
 
     P = comm.size
     get_partitioner(method, **options)  # unknown method or option: a clear error on every rank
     if method == "random" and not options:
-        from gas.partition.vc_random import _random_parts
+        from gas.partition.vc_random import random_parts
 
-        return _random_parts(s, d, P, seed_to_uint(seed)).astype(np.int64), None
+        return random_parts(s, d, P, seed_to_uint(seed)).astype(np.int64), None
     if method == "hash" and not options:
-        from gas.partition.ec_hash import _hash_vertices
+        from gas.partition.ec_hash import hash_vertices
 
-        owner = _hash_vertices(n, P, seed_to_uint(seed)).astype(np.int32)
+        owner = hash_vertices(n, P, seed_to_uint(seed)).astype(np.int32)
         return owner[d].astype(np.int64), owner
     if s.size == 0:
         return np.zeros(0, np.int64), None
@@ -187,8 +187,8 @@ def _place(
 
 def _masters(comm: Comm, s: np.ndarray, d: np.ndarray, n: int, seed: int) -> np.ndarray:
     """One master per vertex, the same on every rank, from the global replica sets."""
-    from gas.partition import _derive
-    from gas.partition._hash import seed_to_uint
+    from gas.partition import derive
+    from gas.partition.hashing import seed_to_uint
 
     P, me = comm.size, comm.rank
     words = (P + 63) // 64
@@ -197,7 +197,7 @@ def _masters(comm: Comm, s: np.ndarray, d: np.ndarray, n: int, seed: int) -> np.
     bits[local, me >> 6] = np.uint64(1) << np.uint64(me & 63)
     # distinct powers of two: their sum is their OR
     bits = comm.allreduce(bits.reshape(-1)).reshape(n, words)
-    return _derive.choose_masters(np.ascontiguousarray(bits), P, seed_to_uint(seed))
+    return derive.choose_masters(np.ascontiguousarray(bits), P, seed_to_uint(seed))
 
 
 def load_part(

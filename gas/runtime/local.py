@@ -5,7 +5,7 @@
 They meet over loopback ZeroMQ with a random job secret, and each process gets
 ``cores // N`` Numba threads. A cluster runs any number of jobs: rank 0 partitions the graph
 (:func:`gas.partition.partition`), sends every worker its part (edges, edge data, masters) over
-the wire, and the ranks run :func:`gas.runtime.exchange.run_partition`. Kernels are compiled
+the wire, and the ranks run :func:`gas.runtime.bsp.run_partition`. Kernels are compiled
 (or loaded from the disk cache) by rank 0 on a tiny graph before the workers start, so workers
 only load them.
 
@@ -41,8 +41,8 @@ from gas.engine import RunResult, SyncEngine, active_mask
 from gas.errors import GasError
 from gas.graph import Graph
 from gas.program import VertexProgram
+from gas.runtime.bsp import part_of_graph
 from gas.runtime.comm import Comm
-from gas.runtime.exchange import part_of_graph
 from gas.runtime.protocol import DATA
 from gas.runtime.ssp import run_part, ssp_job
 

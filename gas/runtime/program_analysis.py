@@ -4,7 +4,7 @@ The distributed runtime inspects a program's methods (the names their code objec
 their writes) to pick a worker's vertex numbering (:func:`layout_for`: ``global`` when a method
 reads ``vid``, ``masters_first`` when the visiting order cannot matter, else ``sorted``) and to
 find the vertex fields a mirror must receive from its master (:func:`mirror_fields`: only those
-``gather``, ``sum`` and ``scatter`` name). Used by :mod:`gas.runtime.exchange`.
+``gather``, ``sum`` and ``scatter`` name). Used by :mod:`gas.runtime.bsp`.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ Examples
 --------
 >>> import threading, numpy as np, gas
 >>> from gas.runtime.comm import Comm
->>> from gas.runtime.exchange import part_of_graph
+>>> from gas.runtime.bsp import part_of_graph
 >>> from gas.runtime.transport import InProcHub
 >>> from gas.algorithms.pagerank import PageRankProgram
 >>> g = gas.Graph.from_edges([0, 1, 2, 2, 3], [1, 2, 0, 3, 0])
@@ -94,8 +94,8 @@ import numpy as np
 from gas.engine import RunResult
 from gas.errors import GasError
 from gas.program import EdgeDir, VertexProgram
+from gas.runtime.bsp import NetworkExchange, WorkerPart, collect_masters, part_engine
 from gas.runtime.comm import Comm
-from gas.runtime.exchange import NetworkExchange, WorkerPart, collect_masters, part_engine
 from gas.runtime.ssp_state import (  # noqa: F401  (re-exported: the old import paths keep working)
     _TAG_BASE,
     DONE,
@@ -199,7 +199,7 @@ def run_partition_ssp(
 ) -> SSPRunResult:
     """Run a static ``program`` on this rank's part with staleness bound ``staleness``.
 
-    Like :func:`gas.runtime.exchange.run_partition` (rank 0 returns every vertex's data), with
+    Like :func:`gas.runtime.bsp.run_partition` (rank 0 returns every vertex's data), with
     ``straggler = (rank, seconds)`` (or ``"RANK:SECONDS"``) adding a delay to each superstep
     of that rank (``"any:SECONDS"``: to one rank per superstep, :func:`slow_rank`). Statistics
     per superstep (rank 0's) give the aggregates the superstep read
@@ -441,7 +441,7 @@ def run_part(
 ) -> Any:
     """The runner of one rank's part: :func:`gas.runtime.async_dist.run_partition_async` when a
     ``color`` schedules an asynchronous run, :func:`run_partition_ssp` for an :func:`ssp_job`
-    note, else :func:`gas.runtime.exchange.run_partition`."""
+    note, else :func:`gas.runtime.bsp.run_partition`."""
     max_work = kw.pop("max_work", None)  # the asynchronous engine's budget by work
     if color is not None:
         from gas.runtime.async_dist import run_partition_async
@@ -463,7 +463,7 @@ def run_part(
             max_work=max_work,
         )
     if not ssp:
-        from gas.runtime.exchange import run_partition
+        from gas.runtime.bsp import run_partition
 
         return run_partition(part, program, comm, **kw)
     for k in ("active", "checkpoint", "restore", "edges"):

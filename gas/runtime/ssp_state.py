@@ -17,8 +17,8 @@ from collections.abc import Callable
 import numpy as np
 
 from gas.errors import GasError
+from gas.runtime.bsp import DistEngine, NetworkExchange
 from gas.runtime.comm import Comm, _fold
-from gas.runtime.exchange import DistEngine, NetworkExchange
 from gas.runtime.protocol import DATA, Message
 from gas.runtime.transport import RecvTimeout
 

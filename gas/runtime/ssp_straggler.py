@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from gas._splitmix import GOLDEN, finalize64
 from gas.errors import GasError
+from gas.splitmix import GOLDEN, finalize64
 
 ANY_RANK = -1  # the straggler moves: each superstep one rank, drawn by :func:`slow_rank`
 

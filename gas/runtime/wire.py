@@ -16,7 +16,7 @@ import numpy as np
 
 from gas.errors import GasError
 from gas.program import VertexProgram
-from gas.runtime.exchange import WorkerPart
+from gas.runtime.bsp import WorkerPart
 from gas.runtime.protocol import DATA
 from gas.runtime.transport import Transport
 

@@ -2,8 +2,8 @@
 
 :class:`WorkerPart` is what a rank is given (its edges by global vertex id and every vertex's
 master), :func:`part_of_graph` cuts one out of a whole graph, and :func:`build_partition` turns
-it into the rank's local :class:`~gas.partitioned.Partition` in one of the vertex numberings
-(``sorted``, ``masters_first``, ``global``) described in :mod:`gas.runtime.exchange`, with the
+it into the rank's local :class:`~gas.local_part.Partition` in one of the vertex numberings
+(``sorted``, ``masters_first``, ``global``) described in :mod:`gas.runtime.bsp`, with the
 global degrees of its vertices and the global id of each local edge.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from gas.errors import GasError
 from gas.graph import Graph
-from gas.partitioned import Partition
+from gas.local_part import Partition
 from gas.program import EdgeDir
 from gas.runtime.comm import Comm
 

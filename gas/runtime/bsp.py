@@ -23,7 +23,7 @@ rank's vertices, flagging those with local gather edges. Both sides then hold th
 lists, so supersteps send values only, never ids. Every list is filtered by the active set,
 which is identical on all replicas (signals are reduced), so both sides agree on the subset.
 
-One superstep, in the order :class:`gas.engine.SyncEngine` calls the :class:`gas.exchange.Exchange`:
+One superstep, in the order :class:`gas.engine.SyncEngine` calls the :class:`gas.exchange_protocol.Exchange`:
 
 1. ``reduce_gather``: mirrors with local gather edges send their partial totals to the master,
    which folds them in with the program's ``sum`` (:meth:`SyncEngine.combine`), peers in rank
@@ -64,7 +64,7 @@ import numpy as np
 from gas.config import CONFIG
 from gas.engine import RunResult, SyncEngine, active_mask
 from gas.errors import GasError
-from gas.partitioned import Partition
+from gas.local_part import Partition
 from gas.program import EdgeDir, VertexProgram
 from gas.runtime.comm import Comm
 from gas.runtime.program_analysis import layout_for, mirror_fields, order_free, reads_vid
@@ -102,7 +102,7 @@ def _as_slice(ids: np.ndarray) -> slice | None:
 
 
 class NetworkExchange:
-    """The :class:`gas.exchange.Exchange` of one rank over a :class:`Comm` (module docstring).
+    """The :class:`gas.exchange_protocol.Exchange` of one rank over a :class:`Comm` (module docstring).
 
     Attributes
     ----------

@@ -13,8 +13,8 @@ from numba import njit
 
 __all__ = ["mix64", "hash_vertex", "hash_pair", "reduce_range", "seed_state", "next_random"]
 
-from gas._splitmix import GOLDEN as _GOLDEN
-from gas._splitmix import finalize64
+from gas.splitmix import GOLDEN as _GOLDEN
+from gas.splitmix import finalize64
 
 _S32 = np.uint64(32)
 

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from gas.partition._bits import lowest_bit, popcount
-from gas.partition._hash import hash_vertex, reduce_range
+from gas.partition.hashing import hash_vertex, reduce_range
 
 _ONE = np.uint64(1)
 

@@ -7,7 +7,7 @@ their IEEE-754 bit patterns read as signed 64-bit integers is the order of the v
 ``atomicrmw max`` on those bits keeps the largest, whatever the interleaving.
 
 >>> import numpy as np
->>> from gas._atomic import atomic_max_nonneg
+>>> from gas._atomic_max import atomic_max_nonneg
 >>> a = np.array([0.5, 2.0])
 >>> atomic_max_nonneg(a, 0, 1.5)
 >>> atomic_max_nonneg(a, 1, 1.0)

@@ -2,7 +2,7 @@
 
 On one process there is a single partition holding the whole graph, every vertex a master and
 no mirrors. The process runtime builds one :class:`Partition` per worker from a
-``gas.partition`` assignment; the engine code is the same, only the :class:`~gas.exchange.Exchange`
+``gas.partition`` assignment; the engine code is the same, only the :class:`~gas.exchange_protocol.Exchange`
 differs.
 
 A worker's partition holds only the vertices it needs (those with an edge there, and its

@@ -79,7 +79,7 @@ def greedy_coloring(graph: Graph, distance: int = 1) -> np.ndarray:
     Examples
     --------
     >>> import gas
-    >>> from gas.coloring import greedy_coloring
+    >>> from gas.greedy_coloring import greedy_coloring
     >>> g = gas.Graph.from_edges([0, 1, 2], [1, 2, 3])   # a path 0-1-2-3
     >>> greedy_coloring(g, 1).tolist(), greedy_coloring(g, 2).tolist()
     ([0, 1, 0, 1], [0, 1, 2, 0])
