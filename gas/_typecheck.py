@@ -17,7 +17,7 @@ from numba.core import types
 from numba.core.errors import NumbaError
 
 from gas.errors import ProgramError
-from gas.program import ProgramSpec
+from gas.program import BoundProgram
 
 __all__ = ["typecheck"]
 
@@ -55,7 +55,7 @@ def _fits(ret: Any, want: np.dtype) -> bool:
     return False
 
 
-def typecheck(spec: ProgramSpec, VC: tuple, EC: tuple, params: np.ndarray, ctx: np.ndarray) -> None:
+def typecheck(spec: BoundProgram, VC: tuple, EC: tuple, params: np.ndarray, ctx: np.ndarray) -> None:
     """Compile every method of ``spec`` with the engine's argument types; raise ProgramError."""
     vc, ec = numba.typeof(VC), numba.typeof(EC)
     pt = numba.typeof(params).dtype

@@ -51,17 +51,17 @@ from __future__ import annotations
 import enum
 import inspect
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gas.errors import ProgramError
+from gas.program_spec import ARRAY_METHODS, METHODS, ProgramSpec, field_dtype, overridden
 
 if TYPE_CHECKING:
     from gas._boundscheck import BoundsChecks
 
-__all__ = ["EdgeDir", "IN", "OUT", "ALL", "NONE", "VertexProgram", "ProgramSpec", "validate"]
+__all__ = ["EdgeDir", "IN", "OUT", "ALL", "NONE", "VertexProgram", "BoundProgram", "validate"]
 
 
 class EdgeDir(enum.IntEnum):
@@ -82,21 +82,6 @@ BUILTIN_VERTEX_FIELDS = {
 }
 AGG_OPS = {"sum": 0, "max": 1, "min": 2}
 
-# method name -> (parameter names after self, signature shown in error messages)
-_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
-    "init": (("v", "ctx"), "init(self, v, ctx)"),
-    "gather": (("v", "e", "nbr"), "gather(self, v, e, nbr) -> gather_type"),
-    "sum": (("a", "b"), "sum(self, a, b) -> gather_type"),
-    "apply": (("v", "total", "ctx"), "apply(self, v, total, ctx)"),
-    "scatter": (("v", "e", "nbr"), "scatter(self, v, e, nbr) -> bool"),
-    "aggregate": (("v",), "aggregate(self, v) -> float or tuple of float"),
-    "priority": (("v",), "priority(self, v) -> float"),
-}
-# the same for programs whose gather_type is an array: gather and sum work in place
-_ARRAY_METHODS = {
-    "gather": (("v", "e", "nbr", "acc"), "gather(self, v, e, nbr, acc) (adds into acc in place)"),
-    "sum": (("a", "b"), "sum(self, a, b) (folds b into a in place)"),
-}
 # what each positional parameter is: vertex record, edge record, context, or a plain value
 _ROLES = {"v": "vertex", "nbr": "vertex", "e": "edge", "ctx": "ctx"}
 
@@ -176,12 +161,22 @@ class VertexProgram:
 
 
 @dataclass
-class ProgramSpec:
-    """Everything the engine needs about a validated program (columns, functions, flags).
+class BoundProgram:
+    """A validated program bound to a graph: the engine's columns, rewritten methods and flags.
 
     ``vertex_columns`` / ``edge_columns`` list ``(name, dtype)`` in the order of the column
     tuples ``_VC`` / ``_EC`` the rewritten methods index; ``functions`` maps method names to
-    the rewritten functions ``f(self, _VC, _EC, ...)``.
+    the rewritten functions ``f(self, _VC, _EC, ...)``; ``spec`` is the program's
+    :class:`gas.program_spec.ProgramSpec` (what its methods read and write), whose answers the
+    engines read through the properties below.
+
+    Examples
+    --------
+    >>> import gas
+    >>> from gas.algorithms.pagerank import PageRankProgram
+    >>> bound = validate(PageRankProgram(), gas.Graph.from_edges([0, 1], [1, 0]))
+    >>> [k for k, _ in bound.vertex_columns], bound.consistency_needed
+    (['rank', 'contrib', 'change', 'out_degree'], 'vertex')
     """
 
     program: VertexProgram
@@ -200,8 +195,7 @@ class ProgramSpec:
     agg_names: list[str]
     agg_ops: tuple[int, ...]
     output: str
-    writes: frozenset[tuple[str, str, str]] = frozenset()
-    gather_refs: frozenset[tuple[str, str]] = frozenset()
+    spec: ProgramSpec
     checks: BoundsChecks | None = None  # the index checks compiled in; None: an unchecked build
 
     @property
@@ -209,38 +203,24 @@ class ProgramSpec:
         """True if the methods were rewritten with bounds checks."""
         return self.checks is not None
 
-    @cached_property
+    @property
     def gather_nbr_fields(self) -> frozenset[str] | None:
-        """The vertex fields ``gather`` uses on ``nbr``, if it uses none of them on ``v``, not
-        ``nbr.vid`` and no array field there (else None): then its neighbour reads may come from
-        copies of those columns in another vertex order (the relabelled cache-blocked layout,
-        ``gas._segments``). An array field is excluded because ``gather`` may hand it to a helper
-        that writes it, and the write would land in the copy."""
-        nbr = {f for r, f in self.gather_refs if r == "nbr"}
-        mine = {f for r, f in self.gather_refs if r == "v"}
-        dtypes = dict(self.vertex_columns)
-        if "vid" in nbr or nbr & mine or any(r == "nbr" for _, r, _ in self.writes):
-            return None
-        if any(np.dtype(dtypes[f]).shape for f in nbr if f in dtypes):
-            return None
-        return frozenset(nbr)
+        """:attr:`gas.program_spec.ProgramSpec.gather_nbr_fields` of the program."""
+        return self.spec.gather_nbr_fields
 
     @property
     def consistency_needed(self) -> str:
-        """The weakest consistency model this program is safe under (see ``gas.async_engine``):
-        ``"full"`` if a method writes a neighbour, ``"edge"`` if one writes an edge, else
-        ``"vertex"``."""
-        roles = {w[1] for w in self.writes}
-        return "full" if "nbr" in roles else ("edge" if "e" in roles else "vertex")
+        """:attr:`gas.program_spec.ProgramSpec.consistency_needed` of the program."""
+        return self.spec.consistency_needed
 
     @property
     def schedules_itself(self) -> bool:
         """True if the program defines ``priority(v)`` (a vertex with priority > 0 is scheduled)."""
-        return "priority" in self.functions
+        return self.spec.has_priority
 
     def write_sites(self, role: str) -> list[str]:
         """``method: role.field`` for each write to the parameter ``role`` (``"nbr"`` or ``"e"``)."""
-        return sorted(f"{m}: {r}.{f}" for m, r, f in self.writes if r == role)
+        return self.spec.write_sites(role)
 
     @property
     def gather_base(self) -> np.dtype:
@@ -249,6 +229,7 @@ class ProgramSpec:
 
     @property
     def vertex_dtype(self) -> np.dtype:
+        """The structured dtype of the declared vertex fields (the built-in ones left out)."""
         return np.dtype([(k, t) for k, t in self.vertex_columns if k not in self.builtin_columns])
 
     def params(self) -> np.ndarray:
@@ -258,100 +239,6 @@ class ProgramSpec:
             if name != "_" and not name.startswith("_gas_"):
                 arr[0][name] = getattr(self.program, name)
         return arr
-
-
-def _overridden(program: VertexProgram, name: str) -> Any:
-    fn = getattr(type(program), name, None)
-    base = getattr(VertexProgram, name, None)
-    if fn is None or fn is base:
-        return None
-    raw = inspect.getattr_static(type(program), name)
-    if isinstance(raw, (staticmethod, classmethod)):
-        raise ProgramError(
-            f"{type(program).__name__}.{name} must be a plain method, not a {type(raw).__name__}"
-        )
-    if not inspect.isfunction(fn):
-        raise ProgramError(
-            f"{type(program).__name__}.{name} must be a method defined with def (got {type(fn).__name__})"
-        )
-    return fn
-
-
-def _scalar_dtype(value: Any, what: str) -> np.dtype:
-    try:
-        dt = np.dtype(value)
-    except TypeError:
-        raise ProgramError(
-            f"Expected {what} to be a numpy scalar type such as np.float64 (got {value!r})"
-        ) from None
-    if dt.kind not in "biuf" or dt.shape:
-        raise ProgramError(f"Expected {what} to be a numeric or bool scalar type (got {dt})")
-    return dt
-
-
-def _field_dtype(value: Any, what: str) -> np.dtype:
-    """A scalar type, or a ``(scalar type, shape)`` pair for a fixed-size array field."""
-    if isinstance(value, tuple) and len(value) == 2 and not isinstance(value[1], str):
-        base, shape = value
-        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-        if not shape or not all(isinstance(d, (int, np.integer)) and d > 0 for d in shape):
-            raise ProgramError(
-                f"Expected {what} to have a shape of positive integers such as (np.float64, 8) "
-                f"or (np.float64, (4, 4)) (got {value!r})"
-            )
-        if len(shape) > 2:
-            raise ProgramError(f"Expected {what} to have at most 2 dimensions (got shape {shape})")
-        bt = _scalar_dtype(base, what)
-        return np.dtype((bt, tuple(int(d) for d in shape)))
-    if isinstance(value, np.dtype) and value.shape:
-        return _field_dtype((value.base, value.shape), what)
-    return _scalar_dtype(value, what)
-
-
-def _accesses(
-    fn: Any, method: str, canonical: tuple[str, ...]
-) -> tuple[set[tuple[str, str, str]], set[tuple[str, str]]]:
-    """``(writes, refs)`` of a method. ``writes``: ``(method, role, field)`` for every assignment
-    to ``<param>.<field>`` (also through an index, ``nbr.w[k] = x``, or an augmented assignment);
-    ``refs``: ``(role, field)`` for every use of ``<param>.<field>``, read or written. The role is
-    the canonical name of the parameter (``v``, ``e``, ``nbr``)."""
-    import ast
-    import textwrap
-
-    from gas._rewrite import parse_source
-
-    try:
-        tree = parse_source(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
-        return set(), set()
-    fdef = tree.body[0]
-    if not isinstance(fdef, ast.FunctionDef):
-        return set(), set()
-    names = [a.arg for a in fdef.args.args][1:]
-    role_of = dict(zip(names, canonical))
-    writes: set[tuple[str, str, str]] = set()
-
-    def target(t: ast.AST) -> None:
-        if isinstance(t, (ast.Tuple, ast.List)):
-            for x in t.elts:
-                target(x)
-            return
-        while isinstance(t, ast.Subscript):
-            t = t.value
-        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in role_of:
-            writes.add((method, role_of[t.value.id], t.attr))
-
-    refs: set[tuple[str, str]] = set()
-    for node in ast.walk(fdef):
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
-                target(t)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            target(node.target)
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if node.value.id in role_of:
-                refs.add((role_of[node.value.id], node.attr))
-    return writes, refs
 
 
 def _param_fields(program: VertexProgram) -> dict[str, Any]:
@@ -400,20 +287,8 @@ def _check_labels(method: str, names: tuple[str, ...], gt: np.dtype) -> tuple[st
     return tuple(acc if n in arrays else "" for n in names)
 
 
-def validate(program: Any, graph: Any, checked: bool | None = None) -> ProgramSpec:
-    """Check a program against a graph and describe it for the engine.
-
-    ``checked`` (default: the program's ``checked`` attribute) rewrites the methods with bounds
-    checks on their array indexing.
-
-    Raises
-    ------
-    ProgramError
-        Naming the method at fault and the fix.
-    """
-    from gas._boundscheck import BoundsChecks, MethodChecks
-    from gas._rewrite import rewrite_method
-
+def _check_instance(program: Any) -> None:
+    """A :class:`VertexProgram` instance, not its class nor another object."""
     if isinstance(program, type):
         raise ProgramError(
             f"Expected a vertex program instance (got the class {program.__name__}); "
@@ -421,7 +296,10 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> ProgramSp
         )
     if not isinstance(program, VertexProgram):
         raise ProgramError(f"Expected a gas.VertexProgram subclass instance (got {type(program).__name__})")
-    cls_name = type(program).__name__
+
+
+def _check_edge_dirs(program: VertexProgram, cls_name: str) -> None:
+    """``gather_edges`` and ``scatter_edges`` are edge directions."""
     for attr in ("gather_edges", "scatter_edges"):
         val = getattr(program, attr)
         if not isinstance(val, (int, EdgeDir)) or int(val) not in (0, 1, 2, 3):
@@ -429,30 +307,38 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> ProgramSp
                 f"Expected {cls_name}.{attr} to be gas.IN, gas.OUT, gas.ALL or gas.NONE (got {val!r})"
             )
 
-    fns = {name: _overridden(program, name) for name in _METHODS}
+
+def _check_required(program: VertexProgram, cls_name: str, fns: dict[str, Any]) -> dict[str, str]:
+    """The methods the declarations need exist: apply, and gather / scatter / aggregate when the
+    program gathers, scatters or declares aggregates (with known reduction operators). Returns
+    the aggregates."""
     if fns["apply"] is None:
-        raise ProgramError(f"{cls_name} has no apply method. Fix: define {_METHODS['apply'][1]}")
+        raise ProgramError(f"{cls_name} has no apply method. Fix: define {METHODS['apply'][1]}")
     if program.gather_edges != NONE and fns["gather"] is None:
         raise ProgramError(
             f"{cls_name} gathers over {EdgeDir(program.gather_edges).name} edges but has no gather "
-            f"method. Fix: define {_METHODS['gather'][1]}, or set gather_edges = gas.NONE"
+            f"method. Fix: define {METHODS['gather'][1]}, or set gather_edges = gas.NONE"
         )
     if program.scatter_edges != NONE and fns["scatter"] is None:
         raise ProgramError(
             f"{cls_name} scatters over {EdgeDir(program.scatter_edges).name} edges but has no "
-            f"scatter method. Fix: define {_METHODS['scatter'][1]}, or set scatter_edges = gas.NONE"
+            f"scatter method. Fix: define {METHODS['scatter'][1]}, or set scatter_edges = gas.NONE"
         )
     aggs = dict(program.aggregates or {})
     if aggs and fns["aggregate"] is None:
         raise ProgramError(
             f"{cls_name} declares aggregates {list(aggs)} but has no aggregate method. "
-            f"Fix: define {_METHODS['aggregate'][1]}"
+            f"Fix: define {METHODS['aggregate'][1]}"
         )
     for k, op in aggs.items():
         if op not in AGG_OPS:
             raise ProgramError(f"{cls_name}.aggregates['{k}'] must be one of {sorted(AGG_OPS)} (got {op!r})")
-    gt = _field_dtype(program.gather_type, f"{cls_name}.gather_type")
-    methods = {**_METHODS, **_ARRAY_METHODS} if gt.shape else _METHODS
+    return aggs
+
+
+def _check_signatures(program: VertexProgram, cls_name: str, fns: dict[str, Any], gt: np.dtype) -> None:
+    """Every defined method takes the parameters the engine passes; ``converged`` is a method."""
+    methods = _method_table(gt)
     for name, fn in fns.items():
         if fn is None:
             continue
@@ -462,7 +348,7 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> ProgramSp
             hint = ""
             if name == "gather" and gt.shape:
                 hint = f" (gather_type {program.gather_type!r} is an array, so gather adds into acc)"
-            elif name == "gather" and n_params == len(_ARRAY_METHODS["gather"][0]) + 1:
+            elif name == "gather" and n_params == len(ARRAY_METHODS["gather"][0]) + 1:
                 hint = " (the acc form is for an array gather_type such as (np.float64, 4))"
             raise ProgramError(
                 f"{cls_name}.{name} takes {n_params} parameters; expected {len(want) + 1}: "
@@ -472,6 +358,9 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> ProgramSp
     if conv is not None and not callable(conv):
         raise ProgramError(f"{cls_name}.converged must be a method converged(self, ctx) -> bool")
 
+
+def _vertex_fields(program: VertexProgram, cls_name: str) -> dict[str, np.dtype]:
+    """The declared vertex fields' dtypes: valid, not built-in names, at least one."""
     fields: dict[str, np.dtype] = {}
     for k, t in dict(program.vertex_data).items():
         if not str(k).isidentifier():
@@ -480,37 +369,73 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> ProgramSp
             raise ProgramError(
                 f"{cls_name}.vertex_data field '{k}' is built in (read-only); choose another name"
             )
-        fields[k] = _field_dtype(t, f"{cls_name}.vertex_data['{k}']")
+        fields[k] = field_dtype(t, f"{cls_name}.vertex_data['{k}']")
     if not fields:
         raise ProgramError(
             f"{cls_name}.vertex_data declares no fields. Fix: e.g. vertex_data = {{'value': np.float64}}"
         )
-    edge_fields = {
-        k: _field_dtype(t, f"{cls_name}.edge_data['{k}']") for k, t in dict(program.edge_data).items()
-    }
-    names_used: set[str] = set()
-    for fn in fns.values():
-        if fn is not None:
-            names_used |= set(fn.__code__.co_names)
+    return fields
+
+
+def _method_table(gt: np.dtype) -> dict[str, tuple[tuple[str, ...], str]]:
+    """The methods' parameters and signatures for a program with gather type ``gt``."""
+    return {**METHODS, **ARRAY_METHODS} if gt.shape else METHODS
+
+
+@dataclass
+class _Layout:
+    """The columns a bound program's rewritten methods index, and the names they may use."""
+
+    vcols: list[tuple[str, np.dtype]]
+    ecols: list[tuple[str, np.dtype]]
+    builtins: list[str]
+    graph_cols: list[str]
+    known: dict[str, list[str]]
+
+
+def _layout(
+    spec: ProgramSpec,
+    graph: Any,
+    fields: dict[str, np.dtype],
+    edge_fields: dict[str, np.dtype],
+    aggs: dict[str, str],
+    params: dict[str, Any],
+) -> _Layout:
+    """The vertex columns (declared fields, then the built-ins the methods name) and the edge
+    columns (the graph's columns the methods name, then the declared edge fields)."""
+    names_used = spec.names_in()
     builtins = [b for b in ("out_degree", "in_degree") if b in names_used]
     graph_cols = [k for k in graph.edata if k not in edge_fields and k in names_used]
-    params = _param_fields(program)
     known = {
         "vertex": list(fields) + list(BUILTIN_VERTEX_FIELDS),
         "edge": list(edge_fields) + [k for k in graph.edata if k not in edge_fields],
         "ctx": ["iteration", "num_vertices", "num_edges", *aggs],
         "self": list(params),
     }
-    vcols = [(k, t) for k, t in fields.items()] + [(b, BUILTIN_VERTEX_FIELDS[b]) for b in builtins]
+    vcols = list(fields.items()) + [(b, BUILTIN_VERTEX_FIELDS[b]) for b in builtins]
     ecols = [(k, graph.edata[k].dtype) for k in graph_cols] + list(edge_fields.items())
-    vindex = {k: i for i, (k, _) in enumerate(vcols)}
-    eindex = {k: i for i, (k, _) in enumerate(ecols)}
-    rewritten = {}
-    writes: set[tuple[str, str, str]] = set()
-    gather_refs: set[tuple[str, str]] = set()
-    if checked is None:
-        checked = bool(getattr(program, "checked", True))
+    return _Layout(vcols, ecols, builtins, graph_cols, known)
+
+
+def _rewrite_methods(
+    fns: dict[str, Any],
+    cls_name: str,
+    gt: np.dtype,
+    lay: _Layout,
+    fields: dict[str, np.dtype],
+    edge_fields: dict[str, np.dtype],
+    checked: bool,
+) -> tuple[dict[str, Any], BoundsChecks | None]:
+    """Each defined method rewritten to index the columns of ``lay`` (:mod:`gas._rewrite`), with
+    bounds checks recorded in a new table when ``checked``."""
+    from gas._boundscheck import BoundsChecks, MethodChecks
+    from gas._rewrite import rewrite_method
+
+    methods = _method_table(gt)
+    vindex = {k: i for i, (k, _) in enumerate(lay.vcols)}
+    eindex = {k: i for i, (k, _) in enumerate(lay.ecols)}
     table = BoundsChecks() if checked else None
+    rewritten = {}
     for name, fn in fns.items():
         if fn is None:
             continue
@@ -521,21 +446,60 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> ProgramSp
             names = list(inspect.signature(fn).parameters)[1:]
             labels = tuple(lab.format(p) for lab, p in zip(labels, names))
             mc = MethodChecks(table, labels, {"vertex": fields, "edge": edge_fields}, len(gt.shape))
-        rewritten[name] = rewrite_method(fn, f"{cls_name}.{name}", roles, known, vindex, eindex, mc)
-        w, refs = _accesses(fn, name, methods[name][0])
-        writes |= {x for x in w if x[1] in ("e", "nbr")}
-        if name == "gather":
-            gather_refs = refs
+        rewritten[name] = rewrite_method(fn, f"{cls_name}.{name}", roles, lay.known, vindex, eindex, mc)
+    return rewritten, table
+
+
+def validate(program: Any, graph: Any, checked: bool | None = None) -> BoundProgram:
+    """Check a program against a graph and bind it to the graph's columns for the engine.
+
+    ``checked`` (default: the program's ``checked`` attribute) rewrites the methods with bounds
+    checks on their array indexing. The checks run in this order, the first failure raising:
+    the instance, the edge directions, the required methods and aggregates, the gather type, the
+    methods' parameters, the vertex and edge fields, each method's code (:mod:`gas._rewrite`),
+    the output field.
+
+    Raises
+    ------
+    ProgramError
+        Naming the method at fault and the fix.
+
+    Examples
+    --------
+    >>> import gas
+    >>> from gas.algorithms.sssp import SSSPProgram
+    >>> g = gas.Graph.from_edges([0, 1], [1, 2], weights=[1.0, 2.0])
+    >>> bound = validate(SSSPProgram(0), g)
+    >>> bound.graph_edge_fields, sorted(bound.functions)
+    (['weight'], ['apply', 'gather', 'init', 'scatter', 'sum'])
+    """
+    _check_instance(program)
+    cls_name = type(program).__name__
+    _check_edge_dirs(program, cls_name)
+    fns = {name: overridden(program, name) for name in METHODS}
+    aggs = _check_required(program, cls_name, fns)
+    gt = field_dtype(program.gather_type, f"{cls_name}.gather_type")
+    _check_signatures(program, cls_name, fns, gt)
+    fields = _vertex_fields(program, cls_name)
+    edge_fields = {
+        k: field_dtype(t, f"{cls_name}.edge_data['{k}']") for k, t in dict(program.edge_data).items()
+    }
+    spec = ProgramSpec.of(program)
+    params = _param_fields(program)
+    lay = _layout(spec, graph, fields, edge_fields, aggs, params)
+    if checked is None:
+        checked = bool(getattr(program, "checked", True))
+    rewritten, table = _rewrite_methods(fns, cls_name, gt, lay, fields, edge_fields, checked)
     out = program.output or next(iter(fields))
     if out not in fields:
         raise ProgramError(f"{cls_name}.output = {out!r} is not a vertex_data field ({list(fields)})")
-    return ProgramSpec(
+    return BoundProgram(
         program=program,
         name=cls_name,
-        vertex_columns=vcols,
-        builtin_columns=builtins,
-        edge_columns=ecols,
-        graph_edge_fields=graph_cols,
+        vertex_columns=lay.vcols,
+        builtin_columns=lay.builtins,
+        edge_columns=lay.ecols,
+        graph_edge_fields=lay.graph_cols,
         param_dtype=_param_dtype(params, checked),
         ctx_dtype=np.dtype(
             [("iteration", np.int64), ("num_vertices", np.int64), ("num_edges", np.int64)]
@@ -549,7 +513,6 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> ProgramSp
         agg_names=list(aggs),
         agg_ops=tuple(AGG_OPS[o] for o in aggs.values()),
         output=out,
-        writes=frozenset(writes),
-        gather_refs=frozenset(gather_refs),
+        spec=spec,
         checks=table,
     )

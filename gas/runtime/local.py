@@ -275,7 +275,7 @@ def _check_job(
 ) -> str | None:
     """Refuse what the process runtime does not run; the asynchronous engine's consistency model
     (None for the sync engine)."""
-    from gas.program import _overridden
+    from gas.program_spec import overridden as _overridden
 
     model = None
     if engine == "async":
