@@ -379,51 +379,10 @@ class MFModel:
             When the folder is missing, is not a gaslab model, or its files disagree.
         """
         root = Path(folder)
-        meta_path = root / "meta.json"
-        if not root.is_dir():
-            raise InputError(
-                "model folder not found", path=str(root), hint="pass a folder written by --save-model"
-            )
-        if not meta_path.exists():
-            raise InputError(
-                "not a saved model (no meta.json)",
-                path=str(root),
-                hint="pass a folder written by --save-model",
-            )
-        try:
-            meta = json.loads(meta_path.read_text())
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise InputError(f"meta.json is not valid JSON: {exc}", path=str(meta_path)) from None
-        if meta.get("format") != _FORMAT or meta.get("version") != _VERSION:
-            raise InputError(
-                f"unknown model format {meta.get('format')!r} version {meta.get('version')!r} "
-                f"(expected {_FORMAT!r} version {_VERSION})",
-                path=str(meta_path),
-            )
-
-        def arr(name: str, required: bool = True) -> np.ndarray | None:
-            p = root / f"{name}.npy"
-            if not p.exists():
-                if required:
-                    raise InputError(f"missing {name}.npy", path=str(root))
-                return None
-            try:
-                return np.load(p, allow_pickle=False)
-            except ValueError as exc:
-                raise InputError(f"cannot read the array: {exc}", path=str(p)) from None
-
-        ids = {}
-        for side in ("user", "item"):
-            kind = meta.get("id_types", {}).get(side)
-            if kind == "str":
-                p = root / f"{side}_ids.txt"
-                if not p.exists():
-                    raise InputError(f"missing {side}_ids.txt", path=str(root))
-                ids[side] = np.array(p.read_text(encoding="utf-8").splitlines(), dtype=object)
-            else:
-                ids[side] = arr(f"{side}_ids")
-        P, Q = arr("user_factors"), arr("item_factors")
-        bu, bi = arr("user_bias"), arr("item_bias")
+        meta = _read_meta(root)
+        ids = {side: _read_ids(root, side, meta) for side in ("user", "item")}
+        P, Q = _read_array(root, "user_factors"), _read_array(root, "item_factors")
+        bu, bi = _read_array(root, "user_bias"), _read_array(root, "item_bias")
         model = cls(
             user_factors=P,
             item_factors=Q,
@@ -435,8 +394,8 @@ class MFModel:
             rating_range=tuple(meta.get("rating_range", (-np.inf, np.inf))),
             algorithm=str(meta.get("algorithm", "")),
             params=dict(meta.get("params", {})),
-            seen_indptr=arr("seen_indptr", required=False),
-            seen_items=arr("seen_items", required=False),
+            seen_indptr=_read_array(root, "seen_indptr", required=False),
+            seen_items=_read_array(root, "seen_items", required=False),
             history=list(meta.get("history", [])),
         )
         nu, ni = model.user_ids.shape[0], model.item_ids.shape[0]
@@ -453,6 +412,55 @@ class MFModel:
                 path=str(root),
             )
         return model
+
+
+def _read_meta(root: Path) -> dict:
+    """The checked ``meta.json`` of model folder ``root`` (see :meth:`MFModel.load`)."""
+    meta_path = root / "meta.json"
+    if not root.is_dir():
+        raise InputError(
+            "model folder not found", path=str(root), hint="pass a folder written by --save-model"
+        )
+    if not meta_path.exists():
+        raise InputError(
+            "not a saved model (no meta.json)",
+            path=str(root),
+            hint="pass a folder written by --save-model",
+        )
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"meta.json is not valid JSON: {exc}", path=str(meta_path)) from None
+    if meta.get("format") != _FORMAT or meta.get("version") != _VERSION:
+        raise InputError(
+            f"unknown model format {meta.get('format')!r} version {meta.get('version')!r} "
+            f"(expected {_FORMAT!r} version {_VERSION})",
+            path=str(meta_path),
+        )
+    return meta
+
+
+def _read_array(root: Path, name: str, required: bool = True) -> np.ndarray | None:
+    """Array ``name.npy`` of model folder ``root``; None when absent and not ``required``."""
+    p = root / f"{name}.npy"
+    if not p.exists():
+        if required:
+            raise InputError(f"missing {name}.npy", path=str(root))
+        return None
+    try:
+        return np.load(p, allow_pickle=False)
+    except ValueError as exc:
+        raise InputError(f"cannot read the array: {exc}", path=str(p)) from None
+
+
+def _read_ids(root: Path, side: str, meta: dict) -> np.ndarray | None:
+    """The original ids of ``side`` (``"user"`` or ``"item"``): text lines or an array."""
+    if meta.get("id_types", {}).get(side) == "str":
+        p = root / f"{side}_ids.txt"
+        if not p.exists():
+            raise InputError(f"missing {side}_ids.txt", path=str(root))
+        return np.array(p.read_text(encoding="utf-8").splitlines(), dtype=object)
+    return _read_array(root, f"{side}_ids")
 
 
 def _write_file(path: Path, data: bytes) -> None:

@@ -1,6 +1,6 @@
 """Cost of the bounds checks compiled into user programs (issue 17, section 2).
 
-Usage: python bench/boundscheck.py [--scale 17] [--threads 2] [--iters 10] [--rounds 7]
+Usage: python -m bench.boundscheck [--scale 17] [--threads 2] [--iters 10] [--rounds 7]
                                    [--no-write]
 
 Two user-written programs run on an R-MAT graph (``gas.datasets.rmat_graph``: edge factor 16,
@@ -30,19 +30,25 @@ import argparse
 import os
 import platform
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+import gas
+from gas.datasets.generators import rmat_graph
+
+try:  # python -m bench.boundscheck
+    from .pagerank import UserPageRank as ReadmePageRank
+except ImportError:  # python bench/boundscheck.py (bench/ itself on the path)
+    from pagerank import UserPageRank as ReadmePageRank
+
+try:  # python -m bench.boundscheck
+    from ._results import write_section
+except ImportError:  # python bench/boundscheck.py (bench/ itself on the path)
+    from _results import write_section
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-
-from pagerank import UserPageRank as ReadmePageRank  # noqa: E402  (bench/pagerank.py)
-
-import gas  # noqa: E402
-from gas.datasets.generators import rmat_graph  # noqa: E402
 
 TITLE = "Bounds checks in compiled programs"
 
@@ -163,10 +169,9 @@ def main() -> None:
     print(f"total {total:.0f} s; load {before['load']} -> {after['load']}")
     if args.no_write:
         return
-    from _results import write_section
 
     head = (
-        f"`python bench/boundscheck.py --scale {args.scale} --threads {args.threads} --iters "
+        f"`python -m bench.boundscheck --scale {args.scale} --threads {args.threads} --iters "
         f"{args.iters} --rounds {args.rounds}` ({time.strftime('%Y-%m-%d')}, {before['cpu']}, "
         f"{before['cores']} cores, {args.threads} Numba threads; load average (1/5/15 min) "
         f"{before['load']} at the start, {after['load']} at the end). R-MAT-{args.scale} "

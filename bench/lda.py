@@ -1,8 +1,8 @@
 """LDA (collapsed Gibbs): gaslab against the `lda` package and tomotopy, side by side, one run.
 
-Usage: python bench/lda.py [--sweeps 20] [--topics 50 200 1000] [--threads 2] [--ll-sweeps 200]
+Usage: python -m bench.lda [--sweeps 20] [--topics 50 200 1000] [--threads 2] [--ll-sweeps 200]
                            [--quick] [--no-write]
-       python bench/lda.py --procs 2 [--procs-sweeps 200] [--procs-topics 50] [--threads 2]
+       python -m bench.lda --procs 2 [--procs-sweeps 200] [--procs-topics 50] [--threads 2]
 
 Corpora: AP (Blei's lda-c, ../shared/datasets/ap, 2,246 documents, 435,838 tokens) and a
 synthetic corpus drawn from the LDA generative process (20,000 documents x 100 tokens, 10,000
@@ -44,11 +44,15 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+from gas.datasets import lda_corpus
+from gas.io.corpus import Corpus, load_corpus
 
-from gas.datasets import lda_corpus  # noqa: E402
-from gas.io.corpus import Corpus, load_corpus  # noqa: E402
+try:  # python -m bench.lda
+    from ._results import write_section
+except ImportError:  # python bench/lda.py (bench/ itself on the path)
+    from _results import write_section
+
+ROOT = Path(__file__).resolve().parents[1]
 
 L = importlib.import_module("gas.algorithms.lda")
 S = importlib.import_module("gas.algorithms.lda_sampler")
@@ -68,14 +72,12 @@ def run_gaslab(c: Corpus, K: int, sweeps: int, threads: int, seed: int = 1):
 
 
 def _lda_package():
-    """The `lda` package (this script is also named lda.py: import with bench/ off the path)."""
-    here = str(ROOT / "bench")
-    saved = sys.path[:]
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
-    try:
-        return importlib.import_module("lda")
-    finally:
-        sys.path[:] = saved
+    """The `lda` package from PyPI. Run as ``python -m bench.lda``: started as
+    ``python bench/lda.py``, bench/ is on the path and this script hides the package."""
+    mod = importlib.import_module("lda")
+    if os.path.abspath(getattr(mod, "__file__", "") or "") == os.path.abspath(__file__):
+        raise SystemExit("run this benchmark as `python -m bench.lda` (bench/lda.py hides the lda package)")
+    return mod
 
 
 def run_ldapkg(c: Corpus, K: int, sweeps: int, seed: int = 1):
@@ -154,7 +156,7 @@ def procs_section(args: argparse.Namespace) -> str:
     load1 = os.getloadavg()
     one = runs[0][2]
     lines = [
-        f"`python bench/lda.py --procs {args.procs} --procs-sweeps {sweeps} --threads {args.threads} "
+        f"`python -m bench.lda --procs {args.procs} --procs-sweeps {sweeps} --threads {args.threads} "
         f"--partitions {' '.join(args.partitions)}` "
         f"({time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs): AP ({c.num_docs:,d} documents, "
         f"{c.num_tokens:,d} tokens), K = {K}, alpha {ALPHA}, beta {BETA}, {sweeps} sweeps, seed 1. One "
@@ -232,7 +234,7 @@ def recovery_line(args: argparse.Namespace) -> str:
     quick = " --quick" if args.quick else ""
     line = (
         f"Topic recovery on the synthetic {n // 1000}k x 100 corpus, K = {K}, after {sweeps} sweeps "
-        f"(`python bench/lda.py --recovery-only --recovery-sweeps {sweeps}{quick}`, "
+        f"(`python -m bench.lda --recovery-only --recovery-sweeps {sweeps}{quick}`, "
         f"{time.strftime('%Y-%m-%d')}, "
         f"1-min load {load0:.1f} / {load1:.1f}): gaslab {best_match_cosine(gm.topic_word, phi):.3f} "
         f"(loglik/token {gll:.4f}), tomotopy {best_match_cosine(tw, phi):.3f} (seed 1, "
@@ -312,8 +314,6 @@ def main() -> None:
         body = procs_section(args)
         print(body)
         if not args.no_write:
-            from _results import write_section
-
             write_section("LDA on processes", body)
         return
     corpora: list[tuple[str, Corpus, np.ndarray | None]] = []
@@ -376,7 +376,7 @@ def main() -> None:
     load1 = os.getloadavg()[0]
     body = "\n".join(
         [
-            f"`python bench/lda.py --sweeps {args.sweeps} --threads {args.threads}`"
+            f"`python -m bench.lda --sweeps {args.sweeps} --threads {args.threads}`"
             + (" --quick" if args.quick else "")
             + f": alpha {ALPHA}, beta {BETA}, {args.sweeps} sweeps from each sampler's own random start. "
             "M tokens/s = tokens x sweeps / wall time of the sweeps. loglik = joint log p(w, z) per "
@@ -404,8 +404,6 @@ def main() -> None:
     )
     print(body)
     if not args.no_write:
-        from _results import write_section
-
         write_section("LDA", body)
 
 

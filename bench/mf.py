@@ -1,6 +1,6 @@
 """Matrix factorization: gaslab ALS and SGD against implicit and scikit-surprise, side by side.
 
-Usage: python bench/mf.py [--ratings 10000000 --users 100000 --items 20000] [--rank 20]
+Usage: python -m bench.mf [--ratings 10000000 --users 100000 --items 20000] [--rank 20]
        [--threads 2] [--iters 3] [--rounds 2] [--skip-quality] [--skip-speed] [--no-write]
 
 Quality (when ../shared/datasets is present): ml-latest-small and FilmTrust, a random 80/20 split
@@ -29,21 +29,24 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-SHARED = ROOT.parent / "shared" / "datasets"
+from gas.algorithms.als import als
+from gas.algorithms.mf_model import MFModel
+from gas.algorithms.sgd import sgd
+from gas.datasets import synthetic_ratings
+from gas.io.ratings import Ratings, read_ratings
 
-from gas.algorithms.als import als  # noqa: E402
-from gas.algorithms.mf_model import MFModel  # noqa: E402
-from gas.algorithms.sgd import sgd  # noqa: E402
-from gas.datasets import synthetic_ratings  # noqa: E402
-from gas.io.ratings import Ratings, read_ratings  # noqa: E402
+try:  # python -m bench.mf
+    from ._results import write_section
+except ImportError:  # python bench/mf.py (bench/ itself on the path)
+    from _results import write_section
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "datasets"
 
 
 def _load() -> str:
@@ -245,7 +248,7 @@ def _versions() -> str:
 def _procs_section(args: argparse.Namespace) -> None:
     rows = procs_quality(args.threads, args.procs)
     lines = [
-        f"`python bench/mf.py --procs {args.procs}` ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, "
+        f"`python -m bench.mf --procs {args.procs}` ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, "
         f"{_versions()}). The quality split and defaults of the table above; one process with "
         f"{args.threads} threads against {args.procs} local processes (`procs={args.procs}`, each with "
         f"cores / {args.procs} threads). ALS on an HDRF vertex-cut; SGD on a hash edge-cut (each item's "
@@ -264,8 +267,6 @@ def _procs_section(args: argparse.Namespace) -> None:
     text = "\n".join(lines)
     print(text)
     if not args.no_write:
-        from _results import write_section
-
         write_section("Matrix factorization on processes", text)
 
 
@@ -295,10 +296,9 @@ def main() -> None:
     sp = None if args.skip_speed else speed(args)
     if args.no_write:
         return
-    from _results import write_section
 
     lines = [
-        f"`python bench/mf.py` ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, {_versions()}).",
+        f"`python -m bench.mf` ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, {_versions()}).",
     ]
     if qrows:
         lines += [

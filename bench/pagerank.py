@@ -1,6 +1,6 @@
 """PageRank: gaslab (bundled and a user-written program) against peers, side by side, one run.
 
-Usage: python bench/pagerank.py [--scales 20 22] [--threads 2] [--iters 20] [--rounds 7]
+Usage: python -m bench.pagerank [--scales 20 22] [--threads 2] [--iters 20] [--rounds 7]
                                 [--no-write]
 
 For each graph (R-MAT scale 20 and 22 with edge factor 16, a=0.57 b=0.19 c=0.19, seed 0; and
@@ -37,12 +37,15 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "tests"))
+import gas
+from gas.algorithms.pagerank import PageRankProgram
 
-import gas  # noqa: E402
-from gas.algorithms.pagerank import PageRankProgram  # noqa: E402
+try:  # python -m bench.pagerank
+    from ._results import write_section
+except ImportError:  # python bench/pagerank.py (bench/ itself on the path)
+    from _results import write_section
+
+ROOT = Path(__file__).resolve().parents[1]
 
 ALPHA = 0.85
 REPEAT = 3  # to a tolerance: best of this many rounds, solvers in turns
@@ -380,11 +383,10 @@ def main():
     print(f"\ngas pagerank start-up on the bundled graph (warm cache): {start:.2f} s")
     if args.no_write:
         return
-    from _results import write_section
 
     load = os.getloadavg()[0]
     lines = [
-        f"`python bench/pagerank.py` — {args.threads} threads; every solver built and warmed "
+        f"`python -m bench.pagerank` — {args.threads} threads; every solver built and warmed "
         f"up, then {args.iters} iterations each in turn, {args.rounds} rounds (load average "
         f"{load0:.2f} at the start, {load:.2f} at the end). R-MAT edge factor 16 (a=0.57, "
         "b=0.19, c=0.19, seed 0, duplicates collapsed); all solvers with networkx's "

@@ -1,6 +1,6 @@
 """PageRank per iteration with the blocked gather's sources numbered by degree, or keeping ids.
 
-Usage: python bench/pagerank_layout.py [--graphs rmat20 rmat22 grid] [--rounds 15] [--threads 2]
+Usage: python -m bench.pagerank_layout [--graphs rmat20 rmat22 grid] [--rounds 15] [--threads 2]
 
 Two engines of the bundled ``PageRankProgram`` on two copies of the same graph, one built with
 ``CONFIG["relabel"] = 1`` (sources numbered by out-degree, see ``gas._segments``) and one with

@@ -1,6 +1,6 @@
 """Edge-list parsing: gaslab's Numba reader against pandas' C parser on the same files.
 
-Usage: python bench/parse.py [--scale 20] [--edge-factor 10] [--repeat 5] [--no-write]
+Usage: python -m bench.parse [--scale 20] [--edge-factor 10] [--repeat 5] [--no-write]
 
 Writes two text edge lists to a temporary folder, both from R-MAT (scale 20, edge factor 10,
 seed 0, about 10.5 M edges): ``ids.tsv`` with two TAB-separated ids per line and ``weighted.tsv``
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -29,11 +28,15 @@ import numba
 import numpy as np
 from numba import njit
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+from gas.datasets import rmat
+from gas.io import read_edgelist
 
-from gas.datasets import rmat  # noqa: E402
-from gas.io import read_edgelist  # noqa: E402
+try:  # python -m bench.parse
+    from ._results import write_section
+except ImportError:  # python bench/parse.py (bench/ itself on the path)
+    from _results import write_section
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @njit(cache=True)
@@ -135,8 +138,6 @@ def main(argv: list[str] | None = None) -> None:
     body = _table(rows, args, pd.__version__, gen)
     print(body)
     if not args.no_write:
-        from _results import write_section
-
         write_section("Edge-list parsing", body)
 
 
@@ -159,7 +160,7 @@ def _table(rows, args, pandas_version: str, gen: list[tuple[str, float]]) -> str
         f"R-MAT scale {args.scale}, edge factor {args.edge_factor}, seed 0, written as text; best "
         f"of {args.repeat} alternating runs after a warm-up; one thread for both readers; load "
         f"average {args.load:.1f} at the start (other jobs shared the machine). "
-        f"`python bench/parse.py`, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, "
+        f"`python -m bench.parse`, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
         f"pandas {pandas_version}.",
         "",

@@ -1,6 +1,6 @@
 """Partitioning: replication factor and balance of every method, and throughput on R-MAT-22.
 
-Usage: python bench/partition.py [--parts 4 8 16 30] [--scale 22] [--skip-rmat] [--no-write]
+Usage: python -m bench.partition [--parts 4 8 16 30] [--scale 22] [--skip-rmat] [--no-write]
 
 Quality: on the shared SNAP graphs (wiki-Vote, email-Enron, soc-Epinions1, soc-Slashdot0811,
 ca-HepPh), each made undirected, deduplicated and self-loop-free (each {u, v} once, as the
@@ -26,12 +26,16 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+import gas
+from gas.io import load
+from gas.partition import EdgeCut, EdgeInput, available_methods, partition, undirected_simple
 
-import gas  # noqa: E402
-from gas.io import load  # noqa: E402
-from gas.partition import EdgeCut, EdgeInput, available_methods, partition, undirected_simple  # noqa: E402
+try:  # python -m bench.partition
+    from ._results import write_section
+except ImportError:  # python bench/partition.py (bench/ itself on the path)
+    from _results import write_section
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SHARED = ROOT.parent / "shared" / "datasets"
 GRAPHS = {
@@ -195,7 +199,7 @@ def main() -> int:
 
     load1 = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
     header = (
-        f"`python bench/partition.py`, {date.today()}, {numba.config.NUMBA_NUM_THREADS} CPUs, "
+        f"`python -m bench.partition`, {date.today()}, {numba.config.NUMBA_NUM_THREADS} CPUs, "
         f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}; "
         f"load average {load1} at the start (other jobs shared the machine). Seed 0 everywhere."
     )
@@ -219,8 +223,6 @@ def main() -> int:
         body += ["", "### Throughput", "", THROUGHPUT_NOTE, "", throughput(args.scale, 30)]
     text = "\n".join(body)
     if not args.no_write:
-        from _results import write_section
-
         write_section("Partitioning", text)
         print("updated bench/RESULTS.md (## Partitioning)")
     return 0

@@ -12,7 +12,7 @@ mirror that has local in-edges, so the total per superstep is bounded by
 ``(RF - 1) * n * (8 + 8)`` bytes over all ranks (predicted here from the assignment itself).
 Rank 0 sends about half of it with two ranks.
 
-Run: ``python bench/runtime.py [--scale 20] [--iters 20] [--rounds 3]``; writes "## Process runtime" into
+Run: ``python -m bench.runtime [--scale 20] [--iters 20] [--rounds 3]``; writes "## Process runtime" into
 bench/RESULTS.md.
 """
 
@@ -30,6 +30,11 @@ from gas.engine import SyncEngine
 from gas.partition import partition
 from gas.runtime.bsp import mirror_fields
 from gas.runtime.local import LocalCluster
+
+try:  # python -m bench.runtime
+    from ._results import write_section
+except ImportError:  # python bench/runtime.py (bench/ itself on the path)
+    from _results import write_section
 
 # bytes a mirror receives per superstep: the fields PageRank's gather reads (float64 each)
 SYNC_B = 8 * len(mirror_fields(PageRankProgram(), list(PageRankProgram.vertex_data)))
@@ -168,8 +173,6 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if not args.no_write:
-        from _results import write_section
-
         write_section("Process runtime", text)
 
 

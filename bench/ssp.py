@@ -14,7 +14,7 @@ SSP s = 2 with ``--sweeps`` local sweeps (a waiting rank passes mass on inside i
 supersteps per worker, observed staleness (mean, max over all supersteps of all workers),
 seconds each worker spent blocked, L1 vs networkx.
 
-Run: ``python bench/ssp.py [--delay 0.05] [--rmat 18]``; writes "## Bounded staleness (SSP)"
+Run: ``python -m bench.ssp [--delay 0.05] [--rmat 18]``; writes "## Bounded staleness (SSP)"
 into bench/RESULTS.md (``--als``: the ALS table, its own section).
 """
 
@@ -32,6 +32,11 @@ from gas.algorithms.pagerank import PageRankProgram
 from gas.algorithms.pagerank_delta import AccumulativePageRankProgram
 from gas.partition import partition
 from gas.runtime.local import LocalCluster
+
+try:  # python -m bench.ssp
+    from ._results import write_section
+except ImportError:  # python bench/ssp.py (bench/ itself on the path)
+    from _results import write_section
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "soc-Slashdot0811"
 
@@ -94,7 +99,7 @@ def als_section(args: argparse.Namespace) -> str:
         f"the 20 % split (seed 0), `--procs 2` (HDRF), `ALSStaticProgram` (every vertex active, the "
         f"side that solves alternates; SSP runs static programs), delay {args.delay:g} s per "
         f"superstep. Wall time of the run on warm workers; load average after the runs {load[0]:.1f}; "
-        f"`python bench/ssp.py --als --delay {args.delay:g}`.",
+        f"`python -m bench.ssp --als --delay {args.delay:g}`.",
         "",
         "| run | wall s | vs BSP + same straggler | staleness mean | staleness max | blocked s "
         "(rank 0, rank 1) | test RMSE | vs BSP |",
@@ -196,7 +201,7 @@ def pagerank_section(args: argparse.Namespace, name: str, g: gas.Graph, rows: li
         f"`AccumulativePageRankProgram`, tol {args.delta_tol:.3g} (its stopping bound then guarantees "
         f"L1 <= {2 * g.num_vertices * args.delta_tol:.2g}). L1 against `networkx.pagerank` (tol 1e-15). "
         f"One run per row, the two programs alternating, on a machine shared with other agents "
-        f"(2 cores; load average before {load[0]:.1f}, after {load[1]:.1f}); `python bench/ssp.py`.",
+        f"(2 cores; load average before {load[0]:.1f}, after {load[1]:.1f}); `python -m bench.ssp`.",
         "",
         "| program | straggler | run | wall s | vs BSP, same program | vs best BSP | supersteps (rank 0, 1) "
         "| staleness mean | max | blocked s (rank 0, 1) | L1 vs networkx |",
@@ -294,8 +299,6 @@ def main() -> None:
         text = als_section(args)
         print(text)
         if not args.no_write:
-            from _results import write_section
-
             write_section("Bounded staleness (SSP): ALS", text)
         return
     name, g = _load(args)
@@ -317,8 +320,6 @@ def main() -> None:
     text = pagerank_section(args, name, g, rows, (load0, load1))
     print(text)
     if not args.no_write:
-        from _results import write_section
-
         write_section("Bounded staleness (SSP)", text)
 
 

@@ -109,7 +109,8 @@ def extent(X: Any, axis: int) -> int | None:
     """The length of ``X`` along ``axis``, or None if ``X`` is not an array with that axis (its
     indexing is then not checked; compiled, None is a type, so a constant index into a tuple
     stays a constant). Checks take lengths, not arrays: a row view handed to a check
-    costs reference-count updates shared by every thread (measured 1.3x on a vector gather)."""
+    costs reference-count updates shared by every thread (figures: bench/RESULTS.md, "Figures
+    formerly in docstrings")."""
     if isinstance(X, np.ndarray) and axis < X.ndim:
         return X.shape[axis]
     return None

@@ -1,8 +1,7 @@
 """Numba kernels that turn edge arrays into CSR/CSC arrays (counting sorts, dedupe, id remap).
 
-The sorts and the gathers after them run on every thread: building R-MAT-20's CSR and CSC
-(16.8 M edges) ran 1.33x and 1.55x faster than the one-thread code (median paired ratios of two
-runs of 5 rounds in turns, 2 threads).
+The sorts and the gathers after them run on every thread, which builds a large graph's CSR and
+CSC markedly faster than one thread (figures: bench/RESULTS.md, "Figures formerly in docstrings").
 """
 
 from __future__ import annotations

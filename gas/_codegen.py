@@ -109,7 +109,8 @@ def _header(spec: BoundProgram, jit: bool) -> str:
         "    prange = range",
         "def _wrap(f):",
         # inlined into the kernels at Numba IR level: a call per edge that is not inlined costs
-        # reference-count updates of every column array (measured 10 vs 190 M edges/s)
+        # reference-count updates of every column array (figures: bench/RESULTS.md, "Figures
+        # formerly in docstrings")
         "    return _nb.njit(f, inline='always') if (JIT and f is not None) else f",
         f"GATHER_IN = {g in (EdgeDir.IN, EdgeDir.ALL)}",
         f"GATHER_OUT = {g in (EdgeDir.OUT, EdgeDir.ALL)}",

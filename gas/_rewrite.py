@@ -355,8 +355,9 @@ class _Rewriter(ast.NodeTransformer):
     def _extent_of(self, base: ast.AST, axis: int) -> ast.AST:
         """The length of ``base`` along ``axis``: ``_VC[c].shape[axis + 1]`` for a field's row
         ``_VC[c][v]`` and ``acc.shape[axis]`` for a gather total (no array handed to a function:
-        its reference-count updates, on an array every thread shares, cost 1.3x on a vector
-        gather), else ``_gas_extent(base, axis)`` (None when ``base`` is not an array)."""
+        its reference-count updates, on an array every thread shares, slow a vector gather;
+        figures: bench/RESULTS.md, "Figures formerly in docstrings"), else
+        ``_gas_extent(base, axis)`` (None when ``base`` is not an array)."""
         shape = None
         if isinstance(base, ast.Name) and base.id in self.labels and self.checks is not None:
             if axis < self.checks.gather_ndim:

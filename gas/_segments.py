@@ -8,8 +8,9 @@ edges ``blk_ptr[b]:blk_ptr[b+1]`` of ``seg_src`` / ``seg_eid``. A destination ap
 per segment, so threads that split a segment's blocks never write the same total.
 
 With ``relabel`` the sources are first numbered by out-degree, highest first (ties in id order);
-each destination's in-edges keep their order (sorting them by the new numbers was measured about
-8 % faster per gather on R-MAT-20 but cost 0.6 s to build, more than it saves in a run to 1e-6).
+each destination's in-edges keep their order (sorting them by the new numbers makes a gather
+slightly faster but costs more to build than it saves in a run to 1e-6; figures: bench/RESULTS.md,
+"Figures formerly in docstrings").
 On a power-law graph the few sources most edges read then sit together at the front, where they
 stay in cache, instead of being scattered over the whole column. ``order[i]`` is the vertex
 numbered ``i``; ``seg_src`` holds the new numbers, so a gather reads its neighbours' fields from

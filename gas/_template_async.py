@@ -31,7 +31,7 @@ def k_async_pass(
     Stops after ``budget`` updates. Writes (updates, edges visited, vertices still scheduled,
     their highest priority) to ``out``. The single-iteration ``prange`` is deliberate: Numba
     lowers a parfor body with far fewer reference-count updates of the column tuple than a plain
-    loop (measured 7x per edge on residual-push PageRank)."""
+    loop (figures: bench/RESULTS.md, "Figures formerly in docstrings")."""
     for _one in prange(1):
         p = params[0]
         cx = ctx[0]
@@ -68,8 +68,8 @@ def k_async_pass(
                 edges += vdeg[v]
         left = 0
         top = 0.0
-        # no branch on whether a vertex waits (it mispredicts about half the time: measured
-        # 0.18 against 0.14 s for residual-push PageRank on soc-Epinions1); ``prio`` is 0
+        # no branch on whether a vertex waits (it mispredicts about half the time; figures:
+        # bench/RESULTS.md, "Figures formerly in docstrings"); ``prio`` is 0
         # wherever ``queued`` is 0
         for v in range(n):
             if HAS_PRIORITY:

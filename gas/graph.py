@@ -21,6 +21,28 @@ __all__ = ["Graph"]
 _INT64_MAX = np.iinfo(np.int64).max
 
 
+def _edge_columns(
+    shape: tuple[int, ...], weights: Any, edge_data: dict[str, Any] | None
+) -> dict[str, np.ndarray]:
+    """The edge columns of :meth:`Graph.from_edges`: ``"weight"`` then ``edge_data``, checked
+    to hold one value per edge (``shape`` is the shape of the id arrays)."""
+    cols: dict[str, np.ndarray] = {}
+    if weights is not None:
+        try:
+            w = np.asarray(weights, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise GraphError(f"Expected numeric edge weights ({exc})") from None
+        if w.shape != shape:
+            raise GraphError(f"Expected one weight per edge ({shape[0]}) (got {w.shape[0] if w.ndim else 0})")
+        cols["weight"] = w
+    for k, v in (edge_data or {}).items():
+        arr = np.asarray(v)
+        if arr.shape[:1] != shape:
+            raise GraphError(f"Expected edge column '{k}' to have one value per edge")
+        cols[k] = arr
+    return cols
+
+
 def _as_id_array(a: Any, name: str) -> np.ndarray:
     arr = np.asarray(a)
     if arr.dtype.kind in "fO" and not isinstance(a, np.ndarray):
@@ -176,22 +198,7 @@ class Graph:
         d = _as_id_array(dst, "dst")
         if s.shape != d.shape:
             raise GraphError(f"Expected 'src' and 'dst' of equal length (got {s.shape[0]} and {d.shape[0]})")
-        cols: dict[str, np.ndarray] = {}
-        if weights is not None:
-            try:
-                w = np.asarray(weights, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise GraphError(f"Expected numeric edge weights ({exc})") from None
-            if w.shape != s.shape:
-                raise GraphError(
-                    f"Expected one weight per edge ({s.shape[0]}) (got {w.shape[0] if w.ndim else 0})"
-                )
-            cols["weight"] = w
-        for k, v in (edge_data or {}).items():
-            arr = np.asarray(v)
-            if arr.shape[:1] != s.shape:
-                raise GraphError(f"Expected edge column '{k}' to have one value per edge")
-            cols[k] = arr
+        cols = _edge_columns(s.shape, weights, edge_data)
         if num_vertices is not None:
             n = int(num_vertices)
             if n < 0:

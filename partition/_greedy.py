@@ -50,6 +50,52 @@ def _class_best(level, masks, c, minload, spread, words):
 
 
 @njit(cache=True)
+def _tie_scan(state, load, tied, u, v, num_parts, maxload, scale, gu, gv):
+    """Slow path: the best parts for edge ``(u, v)`` into ``tied``, scoring every part."""
+    best = -np.inf
+    for p in range(num_parts):
+        w = p >> 6
+        bit = ONE << np.uint64(p & 63)
+        sc = (maxload - load[p]) * scale
+        if state[u, w] & bit:
+            sc = sc + gu
+        if state[v, w] & bit:
+            sc = sc + gv
+        if sc > best:
+            best = sc
+            tied[:] = 0
+            tied[w] = bit
+        elif sc == best:
+            tied[w] |= bit
+
+
+@njit(cache=True)
+def _scan_minload(level, load, a, minload, maxload, use_levels):
+    """Slow path, after part of load ``a`` grew: ``(minload, levels valid again)``; the ring of
+    bit sets is rebuilt from the loads when their spread fits it again."""
+    if a == minload:
+        minload = load.min()
+    if use_levels and maxload - minload < LEVELS:
+        _rebuild_levels(level, load)
+        return minload, True
+    return minload, False
+
+
+@njit(cache=True)
+def _rebuild_levels(level, load):
+    """The ring of bit sets ``level[l & _RING]`` (parts at load ``l``) rebuilt from the loads."""
+    level[:, :] = 0
+    for p in range(load.shape[0]):
+        level[load[p] & _RING, p >> 6] |= ONE << np.uint64(p & 63)
+
+
+# kept whole: over 80 lines on purpose (allowed for a kernel): the common path (ring of load
+# levels valid) is written out in the loop, as any helper on it, even one inlined with
+# ``inline="always"``, measurably slows the stream (4 M edges, CPU time: 13-17 % at 128 parts
+# for the scoring, 15 % at 30 parts for the draw); the slow path (every part scored) is in
+# helpers at no cost. Figures: bench/RESULTS.md, section "Figures formerly in docstrings",
+# "greedy_stream split".
+@njit(cache=True)
 def greedy_stream(s, d, n, num_parts, lam, degree_weighted, seed, use_levels=True):
     """Part of each streamed edge (``int32``, stream order)."""
     m = s.shape[0]
@@ -57,8 +103,7 @@ def greedy_stream(s, d, n, num_parts, lam, degree_weighted, seed, use_levels=Tru
     state = np.zeros((n, words + 1), np.uint64)  # replica bits, then the partial degree
     load = np.zeros(num_parts, np.int64)
     level = np.zeros((LEVELS, words), np.uint64)  # level[load & _RING] = parts at that load
-    for p in range(num_parts):
-        level[0, p >> 6] |= ONE << np.uint64(p & 63)
+    _rebuild_levels(level, load)
     valid = use_levels
     tied = np.zeros(words, np.uint64)
     masks = np.zeros((4, words), np.uint64)
@@ -114,20 +159,7 @@ def greedy_stream(s, d, n, num_parts, lam, degree_weighted, seed, use_levels=Tru
                     for w in range(words):
                         tied[w] |= level[sl, w] & masks[c, w]
         else:
-            for p in range(num_parts):
-                w = p >> 6
-                bit = ONE << np.uint64(p & 63)
-                sc = (maxload - load[p]) * scale
-                if state[u, w] & bit:
-                    sc = sc + gu
-                if state[v, w] & bit:
-                    sc = sc + gv
-                if sc > best:
-                    best = sc
-                    tied[:] = 0
-                    tied[w] = bit
-                elif sc == best:
-                    tied[w] |= bit
+            _tie_scan(state, load, tied, u, v, num_parts, maxload, scale, gu, gv)
         total = 0
         for w in range(words):
             total += popcount(tied[w])
@@ -161,14 +193,5 @@ def greedy_stream(s, d, n, num_parts, lam, degree_weighted, seed, use_levels=Tru
             if maxload - minload >= LEVELS:
                 valid = False
         else:
-            if a == minload:
-                lo = load[0]
-                for p in range(1, num_parts):
-                    lo = min(lo, load[p])
-                minload = lo
-            if use_levels and maxload - minload < LEVELS:
-                level[:, :] = 0
-                for p in range(num_parts):
-                    level[load[p] & _RING, p >> 6] |= ONE << np.uint64(p & 63)
-                valid = True
+            minload, valid = _scan_minload(level, load, a, minload, maxload, use_levels)
     return out

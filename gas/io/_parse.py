@@ -222,6 +222,10 @@ def _is_stop(c: np.uint8) -> bool:
     return c == 10 or c == 13 or c == 35 or c == 37
 
 
+# kept whole: over 80 lines on purpose (allowed for a kernel that splitting slows down): even
+# one helper inlined with ``inline="always"`` on the common path costs about 10 % (5.2 M
+# edges, best of 9 in turns: 121 ms written out, 133 ms with the line-break step inlined;
+# figures: bench/RESULTS.md, section "Figures formerly in docstrings", "_parse_block split").
 @njit(cache=True)
 def _parse_block(  # noqa: C901
     buf: np.ndarray,
@@ -242,7 +246,8 @@ def _parse_block(  # noqa: C901
     ``STOP_FULL`` (edge arrays full), ``STOP_FB_FULL`` (fallback table full) or an ``ERR_*`` code.
 
     The common path (a line of plain digits) is written out here rather than calling helpers:
-    a call that takes ``buf`` costs two atomic reference-count updates, which halved the speed.
+    a call that takes ``buf`` costs two atomic reference-count updates, a large share of the
+    work per line (figures: bench/RESULTS.md, section "Figures formerly in docstrings").
     Helpers taking ``buf`` run only on rare paths (comments, signs, 20-digit ids, odd weights).
     """
     n = buf.shape[0]
@@ -394,7 +399,8 @@ def parse_edges(buf: np.ndarray, skip_rows: int, mode: int, capacity: int) -> tu
 
     The output arrays are allocated here, by numpy, not inside the kernel: numpy asks the kernel
     for transparent huge pages on large arrays and Numba's allocator does not, and first-touch
-    page faults then cost four times less (0.03 s instead of 0.13 s per 250 MB here).
+    page faults then cost several times less (figures: bench/RESULTS.md, section "Figures
+    formerly in docstrings").
 
     Examples
     --------

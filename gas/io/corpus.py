@@ -34,12 +34,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from gas.errors import InputError
+from gas.io.corpus_data import Corpus
 from gas.io.corpus_text import STOP_WORDS, read_text
 from gas.io.edgelist import read_bytes
 from gas.io.limits import (
@@ -63,146 +63,6 @@ __all__ = [
     "read_text",
     "read_uci",
 ]
-
-
-@dataclass
-class Corpus:
-    """A bag-of-words corpus: sparse counts, the vocabulary and the document names.
-
-    Attributes
-    ----------
-    doc, word, count : ndarray of int64
-        Triplets of the document-term matrix, grouped by document in input order; a pair
-        may repeat (its counts add up).
-    vocab : list of str
-        Word ``j`` is ``vocab[j]``.
-    doc_names : list of str
-        One name per document (line number, file name or UCI id).
-
-    Examples
-    --------
-    >>> c = Corpus.from_documents([["apple", "pie", "apple"], ["pie", "crust"]])
-    >>> c.num_docs, c.num_words, c.num_tokens, c.vocab
-    (2, 3, 5, ['apple', 'crust', 'pie'])
-    >>> c.dense().tolist()
-    [[2, 0, 1], [0, 1, 1]]
-    >>> c.tokens()
-    (array([0, 0, 0, 1, 1]), array([0, 0, 2, 1, 2]))
-    """
-
-    doc: np.ndarray
-    word: np.ndarray
-    count: np.ndarray
-    vocab: list[str]
-    doc_names: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.doc = np.ascontiguousarray(self.doc, dtype=np.int64)
-        self.word = np.ascontiguousarray(self.word, dtype=np.int64)
-        self.count = np.ascontiguousarray(self.count, dtype=np.int64)
-        if not (self.doc.shape == self.word.shape == self.count.shape) or self.doc.ndim != 1:
-            raise InputError("Expected 'doc', 'word' and 'count' to be 1-d arrays of equal length")
-        if self.count.size and self.count.min() < 0:
-            raise InputError("Expected non-negative counts", text=str(int(self.count.min())))
-        if self.word.size and (self.word.min() < 0 or self.word.max() >= len(self.vocab)):
-            raise InputError(
-                f"Expected word ids in 0..{len(self.vocab) - 1}",
-                text=str(int(self.word.min() if self.word.min() < 0 else self.word.max())),
-            )
-        if self.doc.size and self.doc.min() < 0:
-            raise InputError("Expected non-negative document ids", text=str(int(self.doc.min())))
-        if self.doc.size and np.any(np.diff(self.doc) < 0):
-            order = np.argsort(self.doc, kind="stable")
-            self.doc, self.word, self.count = self.doc[order], self.word[order], self.count[order]
-        need = int(self.doc.max()) + 1 if self.doc.size else 0
-        if not self.doc_names:
-            self.doc_names = [str(i) for i in range(need)]
-        if len(self.doc_names) < need:
-            raise InputError(f"Expected {need} document names (got {len(self.doc_names)})")
-
-    @classmethod
-    def from_documents(cls, docs: list[list[str]], names: list[str] | None = None) -> Corpus:
-        """A corpus from tokenised documents (vocabulary sorted alphabetically)."""
-        vocab = sorted({w for d in docs for w in d})
-        index = {w: i for i, w in enumerate(vocab)}
-        rows, cols = [], []
-        for i, d in enumerate(docs):
-            rows.extend([i] * len(d))
-            cols.extend(index[w] for w in d)
-        return cls._from_token_pairs(
-            np.asarray(rows, np.int64),
-            np.asarray(cols, np.int64),
-            vocab,
-            names or [str(i) for i in range(len(docs))],
-        )
-
-    @classmethod
-    def from_tokens(
-        cls, doc: np.ndarray, word: np.ndarray, vocab: list[str] | int, doc_names: list[str] | None = None
-    ) -> Corpus:
-        """A corpus from one ``(doc, word)`` pair per token (``vocab``: words or their number)."""
-        if isinstance(vocab, (int, np.integer)):
-            vocab = [str(i) for i in range(int(vocab))]
-        doc = np.asarray(doc, np.int64)
-        n = int(doc.max()) + 1 if doc.size else 0
-        return cls._from_token_pairs(
-            doc, np.asarray(word, np.int64), list(vocab), doc_names or [str(i) for i in range(n)]
-        )
-
-    @classmethod
-    def _from_token_pairs(
-        cls, doc: np.ndarray, word: np.ndarray, vocab: list[str], names: list[str]
-    ) -> Corpus:
-        W = max(len(vocab), 1)
-        key = doc * W + word
-        keys, counts = np.unique(key, return_counts=True)
-        return cls(keys // W, keys % W, counts, vocab, names)
-
-    @property
-    def num_docs(self) -> int:
-        """Number of documents (empty ones included)."""
-        return len(self.doc_names)
-
-    @property
-    def num_words(self) -> int:
-        """Vocabulary size."""
-        return len(self.vocab)
-
-    @property
-    def num_tokens(self) -> int:
-        """Total word count."""
-        return int(self.count.sum())
-
-    def doc_lengths(self) -> np.ndarray:
-        """Tokens per document."""
-        return np.bincount(self.doc, weights=self.count, minlength=self.num_docs).astype(np.int64)
-
-    def tokens(self) -> tuple[np.ndarray, np.ndarray]:
-        """One ``(doc, word)`` pair per token, grouped by document in input order."""
-        return np.repeat(self.doc, self.count), np.repeat(self.word, self.count)
-
-    def dense(self) -> np.ndarray:
-        """The ``num_docs x num_words`` count matrix (for small corpora)."""
-        out = np.zeros((self.num_docs, self.num_words), np.int64)
-        np.add.at(out, (self.doc, self.word), self.count)
-        return out
-
-    def subset(self, docs: np.ndarray) -> Corpus:
-        """The corpus of the given documents (renumbered in the given order), same vocabulary."""
-        docs = np.asarray(docs, np.int64)
-        pos = np.full(self.num_docs, -1, np.int64)
-        pos[docs] = np.arange(docs.size)
-        keep = pos[self.doc] >= 0
-        return Corpus(
-            pos[self.doc[keep]],
-            self.word[keep],
-            self.count[keep],
-            self.vocab,
-            [self.doc_names[i] for i in docs.tolist()],
-        )
-
-    def __repr__(self) -> str:
-        return f"Corpus({self.num_docs:,d} documents, {self.num_words:,d} words, {self.num_tokens:,d} tokens)"
 
 
 def _int_tokens(buf: bytes, path: str, first_line: int) -> np.ndarray:
@@ -285,10 +145,23 @@ def read_uci(
     p = Path(path)
     buf = read_bytes(p)
     lines = buf.split(b"\n", 3)
+    head = _uci_header(lines, str(p))
+    D, W, NNZ = head
+    body = lines[3] if len(lines) > 3 else b""
+    limit = _token_limit(max_tokens)
+    _check_uci_header(head, limit, len(body), str(p))
+    trip = _uci_triplets(body, head, str(p))
+    _check_tokens(trip[:, 2], limit, str(p), lambda i: _data_line(body, i, 4))
+    words = _uci_words(p, vocab, W)
+    return Corpus(trip[:, 0] - 1, trip[:, 1] - 1, trip[:, 2], words, [str(i + 1) for i in range(D)])
+
+
+def _uci_header(lines: list[bytes], path: str) -> list[int]:
+    """The header values ``[D, W, NNZ]`` from the first three of ``lines``."""
     if len(lines) < 3:
         raise InputError(
             "Expected three header lines D, W and NNZ",
-            path=str(p),
+            path=path,
             line=len(lines),
             hint="UCI docword files start with the number of documents, words and nonzeros",
         )
@@ -300,21 +173,23 @@ def read_uci(
         except ValueError:
             raise InputError(
                 "Expected an integer header value (D, W, NNZ)",
-                path=str(p),
+                path=path,
                 line=i + 1,
                 text=t.decode("latin-1"),
             ) from None
+    return head
+
+
+def _uci_triplets(body: bytes, head: list[int], path: str) -> np.ndarray:
+    """The ``(docID, wordID, count)`` rows of ``body`` (1-based ids), checked against ``head``."""
     D, W, NNZ = head
-    body = lines[3] if len(lines) > 3 else b""
-    limit = _token_limit(max_tokens)
-    _check_uci_header(head, limit, len(body), str(p))
-    vals = _int_tokens(body, str(p), 4)
+    vals = _int_tokens(body, path, 4)
     if vals.size % 3:
         for i, line in enumerate(body.splitlines()):
             if line.strip() and len(line.split()) != 3:
                 raise InputError(
                     "Expected 3 fields 'docID wordID count'",
-                    path=str(p),
+                    path=path,
                     line=4 + i,
                     text=line.decode("latin-1"),
                 )
@@ -322,7 +197,7 @@ def read_uci(
     if trip.shape[0] != NNZ:
         raise InputError(
             f"Expected NNZ = {NNZ} data lines as the header says (got {trip.shape[0]})",
-            path=str(p),
+            path=path,
             hint="the file may be truncated",
         )
     for col, lim, what in ((0, D, "docID"), (1, W, "wordID")):
@@ -331,7 +206,7 @@ def read_uci(
             i = int(bad[0])
             raise InputError(
                 f"Expected {what} in 1..{lim}",
-                path=str(p),
+                path=path,
                 line=_data_line(body, i, 4),
                 text=str(int(trip[i, col])),
             )
@@ -340,23 +215,25 @@ def read_uci(
         i = int(bad[0])
         raise InputError(
             "Expected a non-negative count",
-            path=str(p),
+            path=path,
             line=_data_line(body, i, 4),
             text=str(int(trip[i, 2])),
         )
-    _check_tokens(trip[:, 2], limit, str(p), lambda i: _data_line(body, i, 4))
+    return trip
+
+
+def _uci_words(p: Path, vocab: str | os.PathLike | None | bool, W: int) -> list[str]:
+    """The ``W`` words of docword file ``p`` (see ``vocab`` in :func:`read_uci`)."""
     if vocab is None:
         vp = _uci_vocab_for(p)
     else:
         vp = None if vocab is False else Path(vocab)  # type: ignore[arg-type]
-    if vp is not None:
-        words = _read_vocab(vp)
-        if len(words) < W:
-            raise InputError(f"Expected {W} words as {p.name} says (got {len(words)})", path=str(vp))
-        words = words[:W]
-    else:
-        words = [str(i + 1) for i in range(W)]
-    return Corpus(trip[:, 0] - 1, trip[:, 1] - 1, trip[:, 2], words, [str(i + 1) for i in range(D)])
+    if vp is None:
+        return [str(i + 1) for i in range(W)]
+    words = _read_vocab(vp)
+    if len(words) < W:
+        raise InputError(f"Expected {W} words as {p.name} says (got {len(words)})", path=str(vp))
+    return words[:W]
 
 
 _MIN_UCI_LINE = 6  # bytes of the shortest data line, "1 1 1\n"
@@ -433,8 +310,25 @@ def read_ldac(
     p = Path(path)
     limit = _token_limit(max_tokens)
     text = read_bytes(p)
+    docs, doc_lines = _ldac_documents(text, str(p))
+    names = [str(i) for i in range(len(docs))]
+    if not docs:
+        raise InputError(
+            "the file holds no documents (it is empty or has only blank lines)",
+            path=str(p),
+            hint="lda-c files hold one document a line: 'N id:count id:count ...'",
+        )
+    lens = np.array([d.shape[0] for d in docs], np.int64)
+    allp = np.concatenate(docs)
+    doc = np.repeat(np.arange(len(docs), dtype=np.int64), lens)
+    _check_tokens(allp[:, 1], limit, str(p), lambda j: doc_lines[int(doc[j])])
+    words = _ldac_words(p, text, vocab, allp, doc, doc_lines, limit)
+    return Corpus(doc, allp[:, 0], allp[:, 1], words, names)
+
+
+def _ldac_documents(text: bytes, path: str) -> tuple[list[np.ndarray], list[int]]:
+    """The ``(id, count)`` pairs of each non-blank line of ``text``, and each one's line number."""
     docs: list[np.ndarray] = []
-    names: list[str] = []
     doc_lines: list[int] = []
     for i, raw in enumerate(text.splitlines()):
         line = raw.strip()
@@ -448,35 +342,38 @@ def read_ldac(
             bad = next((t for t in parts if not re.fullmatch(rb"\d+(:\d+)?", t)), parts[0])
             raise InputError(
                 "Expected 'N id:count id:count ...' with non-negative integers",
-                path=str(p),
+                path=path,
                 line=i + 1,
                 text=bad.decode("latin-1"),
             ) from None
         if any(t.count(b":") != 1 for t in parts[1:]) or nums.size != 2 * n:
             raise InputError(
                 f"Expected {n} 'id:count' pairs as the line's first number says (got {len(parts) - 1})",
-                path=str(p),
+                path=path,
                 line=i + 1,
                 text=line[:80].decode("latin-1"),
             )
         pairs = nums.reshape(-1, 2)
         if pairs.size and pairs.min() < 0:
             raise InputError(
-                "Expected non-negative ids and counts", path=str(p), line=i + 1, text=str(int(pairs.min()))
+                "Expected non-negative ids and counts", path=path, line=i + 1, text=str(int(pairs.min()))
             )
         docs.append(pairs)
-        names.append(str(len(names)))
         doc_lines.append(i + 1)
-    if not docs:
-        raise InputError(
-            "the file holds no documents (it is empty or has only blank lines)",
-            path=str(p),
-            hint="lda-c files hold one document a line: 'N id:count id:count ...'",
-        )
-    lens = np.array([d.shape[0] for d in docs], np.int64)
-    allp = np.concatenate(docs)
-    doc = np.repeat(np.arange(len(docs), dtype=np.int64), lens)
-    _check_tokens(allp[:, 1], limit, str(p), lambda j: doc_lines[int(doc[j])])
+    return docs, doc_lines
+
+
+def _ldac_words(
+    p: Path,
+    text: bytes,
+    vocab: str | os.PathLike | None | bool,
+    allp: np.ndarray,
+    doc: np.ndarray,
+    doc_lines: list[int],
+    limit: int,
+) -> list[str]:
+    """The vocabulary of lda-c file ``p`` (see ``vocab`` in :func:`read_ldac`), checked against
+    the largest word id of the ``(id, count)`` rows ``allp`` of documents ``doc``."""
     maxid = int(allp[:, 0].max()) if allp.size else -1
     vp = (p.with_name("vocab.txt") if p.with_name("vocab.txt").exists() else None) if vocab is None else vocab
     if vp:
@@ -489,19 +386,18 @@ def read_ldac(
                 line=_nonblank_line(text, bad_doc),
                 text=str(maxid),
             )
-    else:
-        if maxid >= limit:
-            j = int(np.argmax(allp[:, 0]))
-            raise _over_limit(
-                "without a vocabulary file, this word id makes the vocabulary size",
-                maxid + 1,
-                limit,
-                str(p),
-                doc_lines[int(doc[j])],
-                str(maxid),
-            )
-        words = [str(i) for i in range(maxid + 1)]
-    return Corpus(doc, allp[:, 0], allp[:, 1], words, names)
+        return words
+    if maxid >= limit:
+        j = int(np.argmax(allp[:, 0]))
+        raise _over_limit(
+            "without a vocabulary file, this word id makes the vocabulary size",
+            maxid + 1,
+            limit,
+            str(p),
+            doc_lines[int(doc[j])],
+            str(maxid),
+        )
+    return [str(i) for i in range(maxid + 1)]
 
 
 def _nonblank_line(text: bytes, index: int) -> int:

@@ -13,15 +13,12 @@ import re
 import tarfile
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gas.errors import InputError
+from gas.io.corpus_data import Corpus
 from gas.io.limits import _gib, _over_limit, _token_limit, available_memory
-
-if TYPE_CHECKING:
-    from gas.io.corpus import Corpus
 
 __all__ = ["STOP_WORDS", "read_text"]
 
@@ -173,12 +170,34 @@ def read_text(
     lo = _df_limit(min_df, n, "min_df")
     hi = _df_limit(max_df, n, "max_df")
     stop = stop_words or frozenset()
-    docs: list[list[str]] = []
-    for _, raw in items:
-        text = raw.decode(encoding, errors="replace")
-        if strip_headers:
-            text = _strip_header(text)
-        docs.append([w for w in _WORD.findall(text.lower()) if len(w) >= min_length and w not in stop])
+    docs = [_document_words(raw, encoding, strip_headers, min_length, stop) for _, raw in items]
+    docs = _df_filter(docs, p, lo, hi, (min_df, max_df, min_length))
+    total = sum(len(d) for d in docs)
+    if total > limit:
+        raise _over_limit("the documents hold", total, limit, str(p), None, str(total))
+    return Corpus.from_documents(docs, [name for name, _ in items])
+
+
+def _document_words(
+    raw: bytes, encoding: str, strip_headers: bool, min_length: int, stop: frozenset[str] | set[str]
+) -> list[str]:
+    """The words of one document, in order (see :func:`read_text`)."""
+    text = raw.decode(encoding, errors="replace")
+    if strip_headers:
+        text = _strip_header(text)
+    return [w for w in _WORD.findall(text.lower()) if len(w) >= min_length and w not in stop]
+
+
+def _df_filter(
+    docs: list[list[str]], p: Path, lo: float, hi: float, given: tuple[int | float, int | float, int]
+) -> list[list[str]]:
+    """``docs`` without the words found in fewer than ``lo`` or more than ``hi`` documents.
+
+    ``given`` is ``(min_df, max_df, min_length)`` as the caller passed them, for the message
+    when no word is left.
+    """
+    min_df, max_df, min_length = given
+    n = len(docs)
     df: dict[str, int] = {}
     for d in docs:
         for w in set(d):
@@ -195,13 +214,7 @@ def read_text(
             f"from {lo:g} to {hi:g} documents; the {len(df):,d} words occur in {freq[0]} to "
             f"{freq[-1]} documents)",
         )
-    docs = [[w for w in d if w in keep] for d in docs]
-    total = sum(len(d) for d in docs)
-    if total > limit:
-        raise _over_limit("the documents hold", total, limit, str(p), None, str(total))
-    from gas.io.corpus import Corpus  # gas.io.corpus imports this module
-
-    return Corpus.from_documents(docs, [name for name, _ in items])
+    return [[w for w in d if w in keep] for d in docs]
 
 
 def _df_limit(x: int | float, n: int, name: str) -> float:

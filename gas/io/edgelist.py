@@ -49,8 +49,9 @@ def read_bytes(path: str | os.PathLike, member: str | None = None) -> bytes:
 def _read_raw(p: str, member: str | None, use_mmap: bool = True) -> bytes | mmap.mmap:
     """File content as bytes, or as a read-only memory map for a large uncompressed file.
 
-    Mapping avoids copying the file (a tenth of the parse time on a 140 MB edge list). The map
-    closes when the last array viewing it is freed.
+    Mapping avoids copying the file, a noticeable part of the parse time (figures:
+    bench/RESULTS.md, section "Figures formerly in docstrings"). The map closes when the last
+    array viewing it is freed.
     """
     try:
         with open(p, "rb") as f:
@@ -286,17 +287,8 @@ def read_edgelist(
     p = os.fspath(path)
     if not 0 <= skip_rows < 2**63:
         raise InputError(f"expected skip_rows in 0..2**63-1 (got {skip_rows})", path=p)
-    raw = _read_raw(p, member)
-    buf = np.frombuffer(raw, dtype=np.uint8)
-    off = 0
-    if buf[:3].tobytes() == b"\xef\xbb\xbf":  # UTF-8 byte order mark
-        off = 3
-        buf = buf[3:]
-    if weights not in (None, True, False):
-        raise ValueError(f"Expected weights to be None, True or False (got {weights!r})")
-    if check_weights not in WEIGHT_RULES:
-        raise ValueError(f"Expected check_weights in {list(WEIGHT_RULES)} (got {check_weights!r})")
-    mode = {None: _parse.MODE_AUTO, False: _parse.MODE_UNWEIGHTED, True: _parse.MODE_WEIGHTED}[weights]
+    raw, buf, off = _read_buffer(p, member)
+    mode = _parse_mode(weights, check_weights)
     capacity = buf.shape[0] // 12 + 16
     src, dst, w, k, fb, nfb, big, weighted, err, line, ls, tok = _parse.parse_edges(
         buf, skip_rows, mode, capacity
@@ -304,12 +296,7 @@ def read_edgelist(
     if err:
         _raise_parse_error(p, buf, err, line, ls, tok, k)
     if k == 0:
-        exc = InputError(
-            f"no edges found in {p}",
-            hint="the file is empty or holds only blank, comment ('#', '%') or skipped lines",
-        )
-        exc.path = p
-        raise exc
+        raise _no_edges_error(p)
     src, dst = _trim(src, k), _trim(dst, k)
     if not big:
         src, dst = src.view(np.int64), dst.view(np.int64)
@@ -318,11 +305,49 @@ def read_edgelist(
     w = _trim(w, k)
     if nfb:
         _apply_fallback(p, raw, off, buf, w, fb[:nfb])
+    _check_weight_rule(p, buf, w, skip_rows, check_weights)
+    return src, dst, w
+
+
+def _read_buffer(p: str, member: str | None) -> tuple[bytes | mmap.mmap, np.ndarray, int]:
+    """The file's content, its bytes as a uint8 array without a UTF-8 byte order mark, and the
+    offset of that array in the content (3 after a byte order mark, else 0)."""
+    raw = _read_raw(p, member)
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    off = 0
+    if buf[:3].tobytes() == b"\xef\xbb\xbf":  # UTF-8 byte order mark
+        off = 3
+        buf = buf[3:]
+    return raw, buf, off
+
+
+def _parse_mode(weights: bool | None, check_weights: str | None) -> int:
+    """The kernel's ``MODE_*`` for ``weights``, after checking both options' values."""
+    if weights not in (None, True, False):
+        raise ValueError(f"Expected weights to be None, True or False (got {weights!r})")
+    if check_weights not in WEIGHT_RULES:
+        raise ValueError(f"Expected check_weights in {list(WEIGHT_RULES)} (got {check_weights!r})")
+    return {None: _parse.MODE_AUTO, False: _parse.MODE_UNWEIGHTED, True: _parse.MODE_WEIGHTED}[weights]
+
+
+def _no_edges_error(p: str) -> InputError:
+    """The error for a file that parsed without any edge."""
+    exc = InputError(
+        f"no edges found in {p}",
+        hint="the file is empty or holds only blank, comment ('#', '%') or skipped lines",
+    )
+    exc.path = p
+    return exc
+
+
+def _check_weight_rule(
+    p: str, buf: np.ndarray, w: np.ndarray, skip_rows: int, check_weights: str | None
+) -> None:
+    """Raise at the line of the first weight that ``check_weights`` refuses, if any."""
     bad = first_bad_weight(w, check_weights)
     if bad is not None:
         line, start = _parse.locate_edge(buf, skip_rows, bad)
         raise bad_weight_error(check_weights, w[bad], path=p, line=line, text=_line_text(buf, start))
-    return src, dst, w
 
 
 # check_weights rule -> what it expects
