@@ -4,7 +4,8 @@ The same behaviour is required of the in-process transport (queues, one thread p
 the ZeroMQ one (loopback sockets): arrays arrive bit-for-bit with dtype and shape, large arrays
 cross in ~1 MB frames into reused buffers, per-sender order holds, malformed messages are
 dropped and counted without breaking the link, an abrupt exit is reported as a PeerFailure
-naming the rank and host, and an error report ends the peers' waits.
+naming the rank and host, an error report ends the peers' waits, :meth:`poll` keeps messages
+from any rank for :meth:`recv`, and the all-to-all collective delivers what each rank sent.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 import zmq
 
 from gas.runtime import protocol as pr
+from gas.runtime.comm import Comm
 from gas.runtime.protocol import DATA, ERROR, Message, ProtocolError, decode, encode
 from gas.runtime.transport import InProcHub, PeerFailure, RecvTimeout, RemoteError
 from gas.runtime.zmq_transport import ZmqTransport, curve_client
@@ -208,6 +210,63 @@ def test_recv_timeout(world):
     w = world(2)
     with pytest.raises(RecvTimeout):
         w.t[0].recv(1, DATA, 0, timeout=0.2)
+
+
+def test_poll_keeps_messages_from_any_rank_for_recv(world):
+    w = world(3)
+    t0 = w.t[0]
+    assert not t0.poll(0.0)  # nothing sent yet
+    assert not t0.pending(1) and not t0.pending(2)
+    w.t[2].send(0, DATA, 9, [np.array([2, 9])])
+    w.t[1].send(0, DATA, 4, [np.array([1, 4])])
+    kept = 0
+    while not (t0.pending(1) and t0.pending(2)):
+        assert t0.poll(10)  # each successful poll keeps exactly one message
+        kept += 1
+    assert kept == 2
+    assert not t0.poll(0.1)  # nothing else is on its way
+    assert t0.recv(1, DATA, 4, timeout=0).arrays[0].tolist() == [1, 4]
+    assert not t0.pending(1) and t0.pending(2)
+    assert t0.recv(2, DATA, 9, timeout=0).arrays[0].tolist() == [2, 9]
+    assert not t0.pending(2)
+
+
+def test_poll_reports_a_peer_that_left(world):
+    w = world(3)
+    w.t[1].send(0, DATA, 0)
+    w.t[0].recv(1, DATA, 0, timeout=10)  # the link is up
+    w.t[2].close()
+    with pytest.raises(PeerFailure) as err:
+        w.t[0].poll(10)
+    assert err.value.rank == 2
+
+
+def test_alltoall_over_three_ranks(world):
+    w = world(3)
+    out: list = [None] * 3
+    seqs: list = [None] * 3
+
+    def run(r: int) -> None:
+        comm = Comm(w.t[r])
+        # rank r sends rank q: [10 r + q] and r + q copies of r
+        out[r] = comm.alltoall([[np.array([10 * r + q]), np.full(r + q, r)] for q in range(3)])
+        seqs[r] = (comm.seq, comm.next_tag())
+
+    threads = [threading.Thread(target=run, args=(r,)) for r in range(3)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(30)
+    # written out by hand: at rank q, entry r is [10 r + q] and r + q copies of r
+    expected = {
+        0: [([0], []), ([10], [1]), ([20], [2, 2])],
+        1: [([1], [0]), ([11], [1, 1]), ([21], [2, 2, 2])],
+        2: [([2], [0, 0]), ([12], [1, 1, 1]), ([22], [2, 2, 2, 2])],
+    }
+    for q in range(3):
+        got = [(a.tolist(), b.tolist()) for a, b in out[q]]
+        assert got == expected[q]
+    assert seqs == [(1, 2)] * 3  # one collective tag used, the next one reserved
 
 
 def test_clean_shutdown_of_every_rank(world):

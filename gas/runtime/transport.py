@@ -188,8 +188,49 @@ class Transport:
             msg.arrays = list(into)
         return msg
 
-    def _pump(self, want: int, into: Sequence[np.ndarray] | None, deadline: float | None) -> None:
-        """Receive one raw message (or time out / detect a failure) and stash it."""
+    def pending(self, src: int) -> bool:
+        """Whether a message from ``src`` has arrived and waits for :meth:`recv` (never blocks).
+
+        Examples
+        --------
+        >>> hub = InProcHub(2)
+        >>> t0, t1 = hub.transport(0), hub.transport(1)
+        >>> _ = t0.send(1, DATA, 7)
+        >>> t1.pending(0), t1.poll(1.0), t1.pending(0), t1.recv(0, DATA, 7).tag, t1.pending(0)
+        (False, True, True, 7, False)
+        """
+        return bool(self._stash[src])
+
+    def poll(self, timeout: float = 0.0) -> bool:
+        """Receive one incoming message from any rank, waiting up to ``timeout`` seconds.
+
+        The message is kept for :meth:`recv` (see :meth:`pending`); malformed messages are
+        dropped as in :meth:`recv`. Returns False when nothing arrived in time.
+
+        Raises
+        ------
+        PeerFailure, RemoteError
+
+        Examples
+        --------
+        >>> hub = InProcHub(2)
+        >>> t0, t1 = hub.transport(0), hub.transport(1)
+        >>> t1.poll(0.0)
+        False
+        >>> _ = t1.send(0, DATA, 3)
+        >>> t0.poll(1.0), t0.pending(1)
+        (True, True)
+        """
+        deadline = time.monotonic() + max(0.0, float(timeout))
+        try:
+            while not self._pump(-1, None, deadline):
+                pass
+        except RecvTimeout:
+            return False
+        return True
+
+    def _pump(self, want: int, into: Sequence[np.ndarray] | None, deadline: float | None) -> bool:
+        """Receive one raw message (or time out / detect a failure) and stash it; True if stashed."""
         wait = 0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic()))
         got = self._recv_frames(wait)
         if got is None:
@@ -200,8 +241,9 @@ class Transport:
                         why = "connection lost (process killed or host unreachable)"
                         raise PeerFailure(r, self.hosts[r], why)
             if deadline is not None and time.monotonic() >= deadline:
-                raise RecvTimeout(f"rank {self.rank}: no message from rank {want} in time")
-            return
+                source = f"rank {want}" if want >= 0 else "any rank"
+                raise RecvTimeout(f"rank {self.rank}: no message from {source} in time")
+            return False
         link, frames = got
         try:
             kind, src, dst = peek(frames[0])
@@ -220,15 +262,16 @@ class Transport:
         except ProtocolError as exc:
             self.rejected += 1
             self._warn("rank %d: dropped a malformed message (link %s): %s", self.rank, link, exc)
-            return
+            return False
         if link is None:
             self.rejected += 1
             self._warn("rank %d: dropped an unauthenticated message claiming rank %d", self.rank, msg.src)
-            return
+            return False
         if msg.kind == ERROR:
             text = (msg.meta or {}).get("error", "unknown error")
             raise RemoteError(msg.src, self.hosts[msg.src], str(text)[:2000])
         self._stash[msg.src].append(msg)
+        return True
 
     def report_error(self, text: str) -> None:
         """Tell every other rank that this one failed (best effort), before leaving."""
