@@ -22,9 +22,9 @@ superstep with one side active, the users first:
   factors and a constant for the bias) and the target ``t = r_ui - mean - c_i`` into an array
   accumulator: the normal matrix ``sum f f^T``, the right-hand side ``sum t f`` and the number
   of ratings. Features are staged four at a time and added as one rank-4 update, which reads
-  and writes the ``d x d`` matrix a quarter as often as four rank-1 updates (1.7x faster
-  measured); **sum** folds two partial accumulators (staged features included), so partial
-  gathers from several partitions combine exactly;
+  and writes the ``d x d`` matrix a quarter as often as four rank-1 updates (figures:
+  bench/RESULTS.md, "Figures formerly in docstrings"); **sum** folds two partial accumulators
+  (staged features included), so partial gathers from several partitions combine exactly;
 * **apply** adds the staged remainder and ``lam_v I`` and solves by a Cholesky factorization
   written out in Numba (no LAPACK at run time);
 * **scatter** signals every neighbour, so the other side runs in the next superstep (dynamic
@@ -46,6 +46,7 @@ from numba import njit
 from gas.algorithms.mf_fit import _Fit, check_real, check_whole
 from gas.algorithms.mf_model import MFModel
 from gas.io.ratings import Ratings
+from gas.options import RunOptions, Staleness
 from gas.program import ALL, NONE, VertexProgram
 from gas.splitmix import GOLDEN, M1, M2, finalize64
 
@@ -313,6 +314,7 @@ def als(
     partition: str = "hdrf",
     staleness: int | None = None,
     straggler: Any = None,
+    options: RunOptions | None = None,
 ) -> MFModel:
     """Factorize a ratings matrix by alternating least squares (see the module docstring).
 
@@ -320,43 +322,26 @@ def als(
     ----------
     ratings : Ratings or path
         Training ratings (a path is read with :func:`gas.io.ratings.read_ratings`).
-    rank : int, default 20
-        Number of latent factors.
-    reg : float, default 0.1
-        Regularization; per vertex ``reg * n_v`` when ``weighted`` (Zhou et al.), else ``reg``.
-    iters : int, default 10
-        Iterations; each solves every user, then every item.
-    weighted : bool, default True
-        Weighted-lambda regularization.
-    biases : bool, default True
-        Also learn a bias per user and per item.
-    init_std : float, default 0.1
-        Item factors start as ``init_std`` times standard normals drawn by
-        :func:`start_value` from ``(seed, vertex, j)``; biases start at 0. (User factors are
-        solved first, so their start does not matter.)
-    seed : int, default 0
+    rank, reg, iters : default 20, 0.1, 10
+        Latent factors; regularization, per vertex ``reg * n_v`` when ``weighted`` (Zhou et
+        al.), else ``reg``; iterations, each solving every user, then every item.
+    weighted, biases : bool, default True
+        Weighted-lambda regularization; a bias per user and per item.
+    init_std, seed : default 0.1, 0
+        Item factors start as ``init_std`` times standard normals drawn by :func:`start_value`
+        from ``(seed, vertex, j)``; biases at 0 (users are solved first).
     test : Ratings, optional
         Held-out ratings; their RMSE is recorded after every iteration.
-    threads : int, optional
-        Numba threads.
-    debug : bool, default False
-        Run the program as plain Python (slow; for debugging).
-    progress : callable, optional
-        Called after every iteration with ``{"iteration", "seconds", "train_rmse",
-        "test_rmse"}`` (the RMSEs when tracked: with ``progress`` or ``test`` given).
-    procs : int, default 1
-        Run on this many local processes (:func:`gas.runtime.local.run_distributed`); the
-        result equals one process's up to the order of floating-point sums. Only the final
-        RMSEs are then recorded.
-    partition : str, default "hdrf"
-        Partitioner for ``procs > 1``.
-    staleness : int, optional
-        With ``procs > 1``: bounded staleness ``s`` (SSP, :mod:`gas.runtime.ssp`), running
-        :class:`ALSStaticProgram`; each process may run up to ``s`` half-steps ahead of the
-        slowest, solving against factors at most ``s`` half-steps old. ``0`` is BSP (the same
-        factors as the default run). The observed staleness is kept in ``model.params["ssp"]``.
-    straggler : (int, float) or str, optional
-        ``"RANK:SECONDS"`` or ``"any:SECONDS"``: a delay per superstep, for experiments.
+    threads, debug, progress
+        Numba threads; plain Python (slow); called after every iteration with ``{"iteration",
+        "seconds", "train_rmse", "test_rmse"}`` (the RMSEs when ``progress`` or ``test`` is given).
+    procs, partition, options
+        As in :func:`gas.run`: ``procs > 1`` runs on local processes, equal to one process up to
+        the order of floating-point sums; only the final RMSEs are then recorded.
+    staleness, straggler
+        With ``procs > 1``: bounded staleness ``s`` (:class:`gas.options.Staleness`) running
+        :class:`ALSStaticProgram` (``0`` is BSP: the default run's factors), and a delay per
+        superstep (``"RANK:SECONDS"``); the observed staleness goes to ``model.params["ssp"]``.
 
     Returns
     -------
@@ -366,19 +351,13 @@ def als(
     Raises
     ------
     InputError
-        For parameters out of range (``rank`` < 1, ``iters`` < 0, ``reg`` or ``init_std``
-        negative or not finite, ``procs`` < 1, a negative ``seed``), no ratings, or a ``rank``
-        whose arrays would not fit in the available memory (checked before allocating).
+        A parameter out of range, no ratings, or a ``rank`` too large for the available memory.
     ConvergenceError
-        When the run diverges: the factors or the training RMSE stop being finite (checked
-        after every iteration on one process, at the end on several; ratings too large to
-        square in float64 do it). The message names the likely causes; ``result`` is None.
+        The factors or the training RMSE stop being finite; ``result`` is None.
 
     Examples
     --------
-    A rank-3 matrix plus a constant, fully observed, is recovered (the constant by the biases):
-
-    >>> import numpy as np
+    >>> import numpy as np  # a rank-3 matrix plus a constant, fully observed, is recovered
     >>> from gas.io.ratings import Ratings
     >>> rng = np.random.default_rng(0)
     >>> P, Q = rng.normal(size=(6, 3)), rng.normal(size=(5, 3))
@@ -388,24 +367,29 @@ def als(
     >>> bool(m.rmse(r) < 1e-6)
     True
     """
+    opts = _staleness_options(options, staleness, straggler, procs, iters, reg)
+    fit = _Fit(ratings, "als", rank, init_std, seed, test, biases)
+    d, width = layout(rank, biases)
+    fit.check_memory(8 * (2 * (d + 6) * width + 4 * width))  # accumulators, w, model copies
+    fit.params.update(reg=float(reg), iters=int(iters), weighted=bool(weighted), biases=bool(biases))
+    args = (rank, reg, weighted, biases, fit.mean, seed, init_std)
+    static = opts is not None and opts.staleness is not None
+    prog = ALSStaticProgram(*args, num_users=fit.num_users) if static else ALSProgram(*args)
+    return fit.run(prog, iters, threads, debug, progress, True, procs, partition, opts)  # alternating
+
+
+def _staleness_options(
+    options: RunOptions | None, staleness: int | None, straggler: Any, procs: int, iters: int, reg: float
+) -> RunOptions | None:
+    """After checking ``iters``, ``procs`` and ``reg``: ``options`` with ``staleness`` and
+    ``straggler`` folded in, refused on one process."""
     check_whole("iters", iters, 0)
     check_whole("procs", procs, 1)
     check_real("reg", reg, 0.0)
     if staleness is not None:
         check_whole("staleness", staleness, 0)
-    fit = _Fit(ratings, "als", rank, init_std, seed, test, biases)
-    d, width = layout(rank, biases)
-    fit.check_memory(8 * (2 * (d + 6) * width + 4 * width))  # accumulators, w, model copies
-    fit.params.update(reg=float(reg), iters=int(iters), weighted=bool(weighted), biases=bool(biases))
-    if staleness is None and straggler is None:
-        prog = ALSProgram(rank, reg, weighted, biases, fit.mean, seed, init_std)
-        return fit.run(
-            prog, iters, threads, debug, progress, alternate=True, procs=procs, partition=partition
-        )
-    if procs < 2:
+    if staleness is not None or straggler is not None:
+        options = (options or RunOptions()).updated(staleness=Staleness(staleness or 0, straggler))
+    if options is not None and options.staleness is not None and procs < 2:
         raise ValueError("staleness and straggler need several processes (procs > 1)")
-    prog = ALSStaticProgram(rank, reg, weighted, biases, fit.mean, seed, init_std, num_users=fit.num_users)
-    ssp = {"staleness": staleness, "straggler": straggler}
-    return fit.run(
-        prog, iters, threads, debug, progress, alternate=True, procs=procs, partition=partition, ssp=ssp
-    )
+    return options

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gas.async_engine import AsyncEngine
+from gas.api import run
 from gas.engine import require_converged
 from gas.graph import Graph
+from gas.options import RunOptions
 from gas.program import ALL, NONE, VertexProgram
 
 __all__ = ["ColoringProgram", "coloring", "count_conflicts"]
@@ -95,6 +96,7 @@ def coloring(
     procs: int = 1,
     partition: str = "hdrf",
     max_iter: int | None = None,
+    options: RunOptions | None = None,
 ) -> np.ndarray:
     """Greedy colouring on the asynchronous engine; colour of every vertex by internal id.
 
@@ -104,7 +106,8 @@ def coloring(
 
     ``procs > 1`` runs it on that many local processes (:mod:`gas.runtime.async_dist`: chromatic
     steps keep ``edge`` consistency across processes; ``fifo`` or ``sweep`` scheduler), split by
-    the ``partition`` method; the colours equal a one-process run with several threads.
+    the ``partition`` method; the colours equal a one-process run with several threads. It runs
+    through :func:`gas.run` (``options``: its runtime settings).
 
     Examples
     --------
@@ -117,29 +120,10 @@ def coloring(
     if G.num_vertices == 0:
         return np.zeros(0, np.int64)
     budget = G.num_vertices + 1 if max_iter is None else max_iter
-    if procs > 1:
-        from gas.runtime.local import run_distributed
-
-        res = run_distributed(
-            G,
-            ColoringProgram(G, repair),
-            procs,
-            partition,
-            max_iter=budget,
-            progress=progress,
-            engine="async",
-            scheduler=scheduler,
-            consistency=consistency,
-        )
-    else:
-        eng = AsyncEngine(
-            G,
-            ColoringProgram(G, repair),
-            scheduler=scheduler,
-            consistency=consistency,
-            threads=threads,
-            debug=debug,
-        )
-        res = eng.run(max_iter=budget, progress=progress)
+    res = run(
+        G, ColoringProgram(G, repair), engine="async", procs=procs, partition=partition,
+        max_iter=budget, progress=progress, scheduler=scheduler, consistency=consistency,
+        options=options, threads=threads, debug=debug or None,
+    )  # fmt: skip
     require_converged(res, "Colouring", res.output, rounds=True)
     return res.output

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gas.engine import engine_for as _engine
+from gas.api import run
 from gas.engine import require_converged
 from gas.graph import Graph
+from gas.options import RunOptions
 from gas.program import ALL, VertexProgram
 
 __all__ = ["ComponentsProgram", "connected_components"]
@@ -56,6 +57,9 @@ def connected_components(
     scheduler: str = "fifo",
     consistency: str | None = None,
     max_iter: int | None = None,
+    procs: int = 1,
+    partition: str = "hdrf",
+    options: RunOptions | None = None,
 ) -> np.ndarray:
     """Weakly connected components: for each vertex, the ORIGINAL id of the smallest vertex in it.
 
@@ -64,7 +68,8 @@ def connected_components(
     same program on :class:`gas.AsyncEngine` (``scheduler``, ``consistency`` as there).
     ``max_iter`` (supersteps or rounds) defaults to ``num_vertices + 1``, which always suffices;
     a run that stops at a smaller one, with labels still changing, raises
-    :class:`gas.ConvergenceError` holding the partial labels.
+    :class:`gas.ConvergenceError` holding the partial labels. ``procs``, ``partition`` and
+    ``options`` are :func:`gas.run`'s: ``procs > 1`` splits the graph over local processes.
 
     Examples
     --------
@@ -75,8 +80,11 @@ def connected_components(
     """
     if G.num_vertices == 0:
         return G.ids.copy()
-    eng = _engine(G, ComponentsProgram(), engine, scheduler, consistency, threads, debug)
     budget = G.num_vertices + 1 if max_iter is None else max_iter
-    res = eng.run(max_iter=budget, progress=progress)
+    res = run(
+        G, ComponentsProgram(), engine=engine, procs=procs, partition=partition, max_iter=budget,
+        progress=progress, scheduler=scheduler, consistency=consistency, options=options,
+        threads=threads, debug=debug or None,
+    )  # fmt: skip
     require_converged(res, "Connected components", G.ids[res.output])
     return G.ids[res.output]

@@ -73,15 +73,17 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from gas.api import run
 from gas.engine import SyncEngine
 from gas.errors import GasError
 from gas.graph import Graph
 from gas.io.corpus import Corpus
+from gas.options import RunOptions
 from gas.program import IN, OUT, VertexProgram
 
 # moved to their own modules; re-imported so every import path keeps working
@@ -101,10 +103,9 @@ from .lda_sampler import (
 __all__ = ["LDAProgram", "LDAModel", "lda", "lda_memory", "lda_reference", "heldout_perplexity"]
 
 # a document samples by walking all K topics (vectorised) when it uses at least K / DENSE_RATIO of
-# them, else by its own topics plus the word's smoothing bucket (0: never walk all K). Measured
-# with a standalone sweep over AP on this machine: about 0.7 ns per topic walked against about
-# 5 ns per topic of the document (random reads of the word's row); at K = 1000 the choice made
-# no difference within the noise of a shared machine
+# them, else by its own topics plus the word's smoothing bucket (0: never walk all K). A topic
+# walked costs several times less than a topic of the document (random reads of the word's row);
+# figures: bench/RESULTS.md, "Figures formerly in docstrings"
 DENSE_RATIO = 8
 
 
@@ -270,14 +271,82 @@ class _Setup:
     counts: tuple
 
 
-def _setup(c: Corpus, K: int, alpha: float, beta: float, seed: int, ll_every: int, threads, debug) -> _Setup:
-    """The engine of :func:`lda` on one process, its columns holding the random start."""
-    st = _start(c, K, alpha, beta, seed, ll_every)
+def _engine_of(st: _Start, threads: int | None, debug: bool) -> SyncEngine:
+    """A one-process engine for ``st``'s graph and program, its columns holding the random start."""
     eng = SyncEngine(st.graph, st.program, threads=threads, debug=debug)
     eng.edge_columns["z"][:] = st.z
     eng.columns["nk"][:] = st.nk
     eng.columns["rng"][:] = st.rng
-    return _Setup(eng, st.eid, st.doc, st.word, st.num_tokens, st.counts)
+    return eng
+
+
+def _setup(c: Corpus, K: int, alpha: float, beta: float, seed: int, ll_every: int, threads, debug) -> _Setup:
+    """The engine of :func:`lda` on one process, its columns holding the random start."""
+    st = _start(c, K, alpha, beta, seed, ll_every)
+    return _Setup(_engine_of(st, threads, debug), st.eid, st.doc, st.word, st.num_tokens, st.counts)
+
+
+class _Recorder:
+    """The progress callback of :func:`lda`: records the log-likelihood and seconds of each sweep
+    and passes a summary on to the user's ``progress``."""
+
+    def __init__(self, st: _Start, alpha: float, beta: float, ll_every: int, progress: Any) -> None:
+        self.m, self.ll_every, self.progress = st.num_tokens, ll_every, progress
+        self.ll = [loglikelihood(*st.counts, alpha, beta)]
+        self.ll_iters = [0]
+        self.seconds: list[float] = []
+
+    def __call__(self, stat: dict[str, Any]) -> None:
+        t, m = stat["iteration"], self.m
+        info = {"iteration": t, "seconds": stat["seconds"], "tokens_per_s": m / max(stat["seconds"], 1e-12)}
+        if t > 0 and self.ll_every > 0 and t % self.ll_every == 0:
+            self.ll.append(stat["ll"])
+            self.ll_iters.append(t)
+            info["loglik_per_token"] = stat["ll"] / max(m, 1)
+        for key in ("exchange_seconds", "bytes_sent"):  # on processes: rank 0's share of the sweep
+            if key in stat:
+                info[key] = stat[key]
+        self.seconds.append(stat["seconds"])
+        if self.progress is not None:
+            self.progress(info)
+
+
+def _check_procs(procs: int, partition: str, return_engine: bool, debug: bool) -> None:
+    if int(procs) < 1:
+        raise GasError(f"Expected procs >= 1 (got {procs})")
+    if procs > 1:
+        from gas.partition import require_edge_cut
+
+        require_edge_cut(partition, "LDA", _WHY_EDGE_CUT)
+        if return_engine or debug:
+            raise GasError("return_engine and debug work on one process only (procs=1)")
+
+
+def _sample(
+    st: _Start, iters: int, step: _Recorder, threads, debug, procs: int, partition: str, options
+) -> tuple[np.ndarray, SyncEngine | None]:
+    """Run the sweeps (several processes through :func:`gas.run`, else one engine); the final
+    topic of every token and the one-process engine (None on several)."""
+    if procs > 1:
+        from gas.runtime.local import initial_state
+
+        start = {"vertex": {"nk": st.nk, "rng": st.rng}, "edges": {"z": st.z}}
+        opts = replace(
+            options or RunOptions(), restore=initial_state(st.graph, st.program, start), edges=True
+        )
+        res = run(
+            st.graph,
+            st.program,
+            procs=int(procs),
+            partition=partition,
+            max_iter=int(iters),
+            progress=step,
+            options=opts,
+        )
+        return res.edge_data["z"][st.eid].astype(np.int64), None
+    eng = _engine_of(st, threads, debug)
+    eng.run(iters, progress=step)
+    return eng.edge_columns["z"][st.eid].astype(np.int64), eng
 
 
 def lda(
@@ -296,6 +365,7 @@ def lda(
     procs: int = 1,
     partition: str = "hash",
     max_tokens: int | None = None,
+    options: RunOptions | None = None,
 ) -> LDAModel | tuple[LDAModel, SyncEngine]:
     """Fit LDA by collapsed Gibbs sampling on the engine (one superstep per sweep).
 
@@ -306,35 +376,25 @@ def lda(
     topics : int, default 50
     alpha, beta : float, default 0.1, 0.01
         Symmetric Dirichlet priors of the document-topic and topic-word distributions.
-    iters : int, default 200
-        Sweeps over all tokens.
-    seed : int, default 0
-        Same seed, same result (for any thread count).
+    iters, seed : int, default 200, 0
+        Sweeps over all tokens; same seed, same result (for any thread or process count).
     ll_every : int, default 10
         Record the log-likelihood every this many sweeps (0: only at the start and the end);
         it costs about one ``lgamma`` per nonzero count.
-    threads : int, optional
-        Numba threads.
-    debug : bool, default False
-        Run the program as plain Python (slow; for small corpora).
+    threads, debug
+        Numba threads; plain Python (slow; for small corpora). One process only.
     progress : callable, optional
-        Called after each sweep with ``iteration``, ``seconds``, ``tokens_per_s`` and, when it
-        was recorded, ``loglik_per_token`` (of the state before that sweep); with ``procs > 1``
-        also rank 0's ``exchange_seconds`` and ``bytes_sent`` of the sweep.
+        Called after each sweep with ``iteration``, ``seconds``, ``tokens_per_s``, the recorded
+        ``loglik_per_token`` (of the state before the sweep), on processes rank 0's bytes sent.
     return_engine : bool, default False
         Also return the engine (its columns hold the final vertex data; one process only).
-    procs : int, default 1
-        Run on this many local processes (:func:`gas.runtime.local.run_distributed`; each gets
-        cores / ``procs`` Numba threads, ``threads`` and ``debug`` apply to one process only).
-        Same seed, same assignments as on one process (see "On several processes" in the
-        module docstring).
-    partition : str, default "hash"
-        Edge-cut partitioner for ``procs > 1``: ``hash``, ``range``, ``ldg`` or ``fennel``
-        (a vertex-cut would split documents; it is refused with a ValueError).
+    procs, partition, options
+        As in :func:`gas.run` (see "On several processes" in the module docstring);
+        ``partition`` an edge-cut: ``hash``, ``range``, ``ldg`` or ``fennel`` (a vertex-cut would
+        split documents; it is refused with a ValueError).
     max_tokens : int, optional
-        Most tokens accepted. None (default): instead, the run's memory
-        (:func:`lda_memory`) must fit in the available memory
-        (:func:`gas.io.limits.available_memory`).
+        Most tokens accepted. None (default): instead, the run's memory (:func:`lda_memory`)
+        must fit in the available memory (:func:`gas.io.limits.available_memory`).
 
     Returns
     -------
@@ -343,9 +403,7 @@ def lda(
     Raises
     ------
     InputError
-        For parameters out of range (``topics`` or ``iters`` not a whole number >= 1 / >= 0,
-        ``alpha`` or ``beta`` not finite and > 0), a corpus with no tokens, or one beyond
-        ``max_tokens`` or the available memory (checked before anything is allocated).
+        Parameters out of range, no tokens, or too many (``max_tokens``, available memory).
 
     Examples
     --------
@@ -358,63 +416,16 @@ def lda(
     True
     """
     _check(topics, alpha, beta, iters)
-    if int(procs) < 1:
-        raise GasError(f"Expected procs >= 1 (got {procs})")
-    if procs > 1:
-        from gas.partition import require_edge_cut
-
-        require_edge_cut(partition, "LDA", _WHY_EDGE_CUT)
-        if return_engine or debug:
-            raise GasError("return_engine and debug work on one process only (procs=1)")
+    _check_procs(procs, partition, return_engine, debug)
     c = _as_corpus(corpus)
     _check_corpus(c, int(topics), max_tokens)
     K, D, W = int(topics), c.num_docs, c.num_words
     st = _start(c, K, alpha, beta, seed, ll_every)
-    eid, doc, word, m = st.eid, st.doc, st.word, st.num_tokens
-    ndk, nwk, nk = st.counts
-    ll = [loglikelihood(ndk, nwk, nk, alpha, beta)]
-    ll_iters = [0]
-    seconds: list[float] = []
-
-    def step(stat: dict[str, Any]) -> None:
-        t = stat["iteration"]
-        info = {"iteration": t, "seconds": stat["seconds"], "tokens_per_s": m / max(stat["seconds"], 1e-12)}
-        if t > 0 and ll_every > 0 and t % ll_every == 0:
-            ll.append(stat["ll"])
-            ll_iters.append(t)
-            info["loglik_per_token"] = stat["ll"] / max(m, 1)
-        for key in ("exchange_seconds", "bytes_sent"):  # on processes: rank 0's share of the sweep
-            if key in stat:
-                info[key] = stat[key]
-        seconds.append(stat["seconds"])
-        if progress is not None:
-            progress(info)
-
-    eng = None
-    if procs > 1:
-        from gas.runtime.local import run_distributed
-
-        res = run_distributed(
-            st.graph,
-            st.program,
-            procs=int(procs),
-            partition=partition,
-            max_iter=int(iters),
-            progress=step,
-            initial={"vertex": {"nk": st.nk, "rng": st.rng}, "edges": {"z": st.z}},
-            edges=True,
-        )
-        z = res.edge_data["z"][eid].astype(np.int64)
-    else:
-        eng = SyncEngine(st.graph, st.program, threads=threads, debug=debug)
-        eng.edge_columns["z"][:] = st.z
-        eng.columns["nk"][:] = st.nk
-        eng.columns["rng"][:] = st.rng
-        eng.run(iters, progress=step)
-        z = eng.edge_columns["z"][eid].astype(np.int64)
-    model = _model(c, doc, word, z, K, alpha, beta, ll, ll_iters, seconds)
+    rec = _Recorder(st, alpha, beta, ll_every, progress)
+    z, eng = _sample(st, iters, rec, threads, debug, procs, partition, options)
+    model = _model(c, st.doc, st.word, z, K, alpha, beta, rec.ll, rec.ll_iters, rec.seconds)
     if iters > 0:
-        final = counts_from_assignments(doc, word, z, D, W, K)
+        final = counts_from_assignments(st.doc, st.word, z, D, W, K)
         model.loglik = np.append(model.loglik, loglikelihood(*final, alpha, beta))
         model.loglik_iters = np.append(model.loglik_iters, iters)
     return (model, eng) if return_engine else model  # type: ignore[return-value]

@@ -69,8 +69,8 @@ def lda_memory(num_docs: int, num_words: int, num_tokens: int, topics: int) -> i
 
     ``(num_docs + num_words + 1) * (56 * topics + 64) + 128 * num_tokens``: per vertex the topic
     vectors of the program, the gather accumulator and the dense count matrices; per token the
-    graph's edges and the sampler's arrays (:data:`gas.io.limits.BYTES_PER_TOKEN`, about 117
-    measured with 10 topics).
+    graph's edges and the sampler's arrays (:data:`gas.io.limits.BYTES_PER_TOKEN`; figures:
+    bench/RESULTS.md, "Figures formerly in docstrings").
 
     Examples
     --------

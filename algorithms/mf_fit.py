@@ -9,12 +9,15 @@ on local worker processes while tracking the RMSEs, refuses a diverging run
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from gas.algorithms.mf_model import MFModel, _lookup
+from gas.api import run
 from gas.errors import ConvergenceError, InputError, convergence_error
+from gas.options import RunOptions
 
 __all__ = ["check_real", "check_whole"]
 
@@ -192,17 +195,17 @@ class _Fit:
         alternate: bool,
         procs: int = 1,
         partition: str = "hdrf",
-        ssp: dict[str, Any] | None = None,
+        options: RunOptions | None = None,
     ) -> MFModel:
         """Run ``program`` for ``iters`` iterations and build the model.
 
         ``alternate``: an iteration is two supersteps, the users active in the first (they
         signal the items for the second) and the program sets its own starting vectors in
         ``init``; otherwise one superstep per iteration with every vertex active, starting from
-        :meth:`start`. ``procs > 1`` runs on local worker processes
-        (:func:`gas.runtime.local.run_distributed`); then only the final RMSEs are known.
-        ``ssp = {"staleness", "straggler"}``: a static ``program`` under bounded staleness (every
-        vertex active in every superstep, the program picks the side that solves).
+        :meth:`start`. ``procs > 1`` (or ``options`` the process runtime runs) runs through
+        :func:`gas.run` on local worker processes; then only the final RMSEs are known.
+        ``options.staleness``: a static ``program`` under bounded staleness (every vertex active
+        in every superstep, the program picks the side that solves).
 
         Raises :class:`gas.ConvergenceError` (from :meth:`divergence`, ``result`` None) when the
         mean rating, the factors or the training RMSE are not finite: after every iteration on
@@ -210,8 +213,8 @@ class _Fit:
         """
         if not np.isfinite(self.mean):
             raise self.divergence(0, "the mean rating is not finite (the ratings' sum overflows float64)")
-        if procs > 1:
-            model = self._run_procs(program, iters, progress, alternate, procs, partition, ssp)
+        if procs > 1 or (options is not None and options.needs_runtime):
+            model = self._run_procs(program, iters, progress, alternate, procs, partition, options)
         else:
             model = self._run_local(program, iters, threads, debug, progress, alternate)
         last = model.history[-1] if model.history else {}
@@ -233,24 +236,24 @@ class _Fit:
         alternate: bool,
         procs: int,
         partition: str,
-        ssp: dict[str, Any] | None,
+        options: RunOptions | None,
     ) -> MFModel:
-        """:meth:`run` on local worker processes: only the final RMSEs are known."""
-        from gas.runtime.local import run_distributed
+        """:meth:`run` on local worker processes (:func:`gas.run`): only the final RMSEs are known."""
+        from gas.runtime.local import initial_state
 
         per = 2 if alternate else 1
-        initial = None
+        opts = options or RunOptions()
         if not alternate:  # the same random start as one process, drawn here
-            initial = {"vertex": {"w": self.start()}}
-        res = run_distributed(
+            opts = replace(opts, restore=initial_state(self.graph, program, {"vertex": {"w": self.start()}}))
+        static = opts.staleness is not None
+        res = run(
             self.graph,
             program,
             procs=procs,
             partition=partition,
             max_iter=per * iters,
-            active=None if ssp else (np.arange(self.num_users) if alternate else None),
-            initial=initial,
-            **(ssp or {}),
+            active=None if static else (np.arange(self.num_users) if alternate else None),
+            options=opts,
         )
         if getattr(res, "ssp", None):
             self.params["ssp"] = dict(res.ssp)

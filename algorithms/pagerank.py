@@ -13,13 +13,17 @@ are not finite (with no ranks).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from numba import njit
 
+from gas.api import run
 from gas.async_engine import AsyncEngine, superstep_work
 from gas.engine import RunResult, SyncEngine
-from gas.errors import GraphError, InputError, convergence_error
+from gas.errors import GasError, GraphError, InputError, convergence_error
 from gas.graph import Graph
+from gas.options import RunOptions
 from gas.program import IN, NONE, OUT, VertexProgram
 
 from .pagerank_extrapolate import _Extrapolation
@@ -223,7 +227,8 @@ def _shift_residuals(res: np.ndarray, inv_d1: np.ndarray, c: float) -> float:
 
 
 class _ResidualShift:
-    """Progress hook for :class:`ResidualPageRankProgram`: after each round, moves the mean
+    """Between-rounds hook for :class:`ResidualPageRankProgram` (``run(..., between=hook)``):
+    after each round, moves the mean
     residual ``c`` into the final normalisation, so the residuals sum to zero again.
 
     With ``b = (1 - alpha) / N`` on every vertex, the unnormalized answer is
@@ -240,26 +245,23 @@ class _ResidualShift:
     sum to zero, which is what power iteration's residual does once its iterate is normalised.
     The shift gives the push form, between rounds, the normalisation that makes power
     iteration converge at ``alpha * |lambda_2|`` rather than at the slower rate of the
-    dangling-absorbing system (0.4 against 0.7-0.8 per pass on R-MAT-20, where 48 % of the
-    vertices are dangling). Measured to L1 1e-10 (bench/RESULTS.md, "Asynchronous engine"):
-    with the mean, soc-Epinions1 needs 19 m edge visits (45.8 m without a shift), R-MAT-20
-    9.5 m (53 m with the median of the residuals, the rule this replaced).
+    dangling-absorbing system, and takes fewer edge visits than no shift or a shift by the
+    median of the residuals (figures: bench/RESULTS.md, sections "Asynchronous engine" and
+    "Figures formerly in docstrings").
     """
 
-    def __init__(self, G: Graph, eng: AsyncEngine, prog: ResidualPageRankProgram, progress, limit=0.9):
-        self.eng, self.prog, self.progress, self.limit = eng, prog, progress, float(limit)
+    def __init__(self, G: Graph, prog: ResidualPageRankProgram, limit=0.9):
+        self.prog, self.limit = prog, float(limit)
         self.b = (1.0 - prog.alpha) / G.num_vertices
         self.shifted = 0.0
 
-    def __call__(self, stat):
-        res = self.eng.columns["res"]
+    def __call__(self, eng: AsyncEngine, stat):
+        res = eng.columns["res"]
         c = float(res.sum()) / res.shape[0] if res.shape[0] else 0.0
         if c != 0.0 and abs(self.shifted + c / self.b) <= self.limit:
             self.shifted += c / self.b
-            top = _shift_residuals(res, self.eng.columns["inv_d1"], c)
-            self.eng.raise_top_priority(top)
-        if self.progress is not None:
-            self.progress(stat)
+            top = _shift_residuals(res, eng.columns["inv_d1"], c)
+            eng.raise_top_priority(top)
 
 
 def _pagerank_async(G, alpha, tol, max_iter, weight, threads, debug, progress, scheduler, consistency):
@@ -297,10 +299,9 @@ def _pagerank_async(G, alpha, tol, max_iter, weight, threads, debug, progress, s
     )
     if weighted:
         eng.columns["out_weight"][:] = np.bincount(G.src, weights=G.edata[weight], minlength=n)
-    if isinstance(prog, ResidualPageRankProgram):
-        progress = _ResidualShift(G, eng, prog, progress)
+    hook = _ResidualShift(G, prog) if isinstance(prog, ResidualPageRankProgram) else None
     budget = ASYNC_WORK_FACTOR * int(max_iter) * superstep_work(G)  # bounds rounds too (>= 1 each)
-    res = eng.run(max_iter=budget, progress=progress, max_work=budget)
+    res = eng.run(max_iter=budget, progress=progress, max_work=budget, between=hook)
     y = res.output
     return y / y.sum(), res
 
@@ -420,49 +421,35 @@ def pagerank(
     scheduler: str = "priority",
     consistency: str | None = None,
     extrapolate_every: int = 6,
+    procs: int = 1,
+    partition: str = "hdrf",
+    options: RunOptions | None = None,
 ) -> np.ndarray | tuple[np.ndarray, RunResult]:
     """PageRank of every vertex, indexed by internal vertex id (``G.ids`` maps back).
 
     Parameters
     ----------
     G : Graph
-    alpha : float, default 0.85
-        Damping factor.
-    tol : float, default 1e-6
-        Stop when the L1 change of one iteration is below ``num_vertices * tol`` (networkx).
+    alpha, tol : float, default 0.85, 1e-6
+        Damping factor; stop when the L1 change of one iteration is below ``num_vertices * tol``.
     max_iter : int, default 100
-        Most supersteps. The asynchronous engine's budget is by work, however many rounds
-        that takes: edges visited plus vertex updates up to ``ASYNC_WORK_FACTOR`` (5) times
-        ``max_iter * (num_edges + num_vertices)``; to ``tol=1e-13`` the graphs of ../shared
-        needed at most 32 supersteps' worth on one process and 201 on two
-        (bench/RESULTS.md, "Hardening").
+        Most supersteps. The asynchronous engine's budget is by work: edges visited plus vertex
+        updates up to ``ASYNC_WORK_FACTOR`` (5) times ``max_iter * (num_edges + num_vertices)``.
     weight : str, optional
         Edge column holding weights (``"weight"``); ``None`` treats every edge as weight 1.
-    threads : int, optional
-        Numba threads.
-    debug : bool, default False
-        Run the program as plain Python.
-    progress : callable, optional
-        Called with each iteration's statistics (``iteration``, ``active``, ``change``, ...).
+    threads, debug, progress
+        Numba threads; plain Python; called with each iteration's statistics.
     return_result : bool, default False
         Also return the engine's :class:`~gas.engine.RunResult` (statistics, iterations).
-    engine : {"sync", "async"}, default "sync"
-        ``"async"`` runs on :class:`gas.AsyncEngine`: a vertex is rescheduled while its own
-        pending change exceeds ``tol``; ``max_iter`` counts supersteps' work. With ``consistency="full"``
-        (the default) the residual push form :class:`ResidualPageRankProgram`; with
-        ``"edge"`` or ``"vertex"`` (or weights) the pull form :class:`DeltaPageRankProgram`.
-    scheduler : {"priority", "fifo", "sweep"}, default "priority"
-        Asynchronous engine only.
-    consistency : {"vertex", "edge", "full"}, optional
-        Asynchronous engine only (see ``engine``).
+    engine, scheduler, consistency : default "sync", "priority", None
+        ``"async"``: :class:`gas.AsyncEngine`, a vertex rescheduled while its own pending change
+        exceeds ``tol``; the push form :class:`ResidualPageRankProgram` under ``"full"``
+        consistency (one process's default), else the pull form :class:`DeltaPageRankProgram`.
     extrapolate_every : int, default 6
-        Synchronous engine: every this many supersteps (at least 3), an Anderson extrapolation
-        over the last ``min(4, every - 2) + 1`` steps, made when the combined step is at most
-        half the last one (see ``_Extrapolation``). To an L1 error of 1e-6 it took R-MAT-20 7
-        supersteps instead of 16, soc-Slashdot0811 24 instead of 66 and soc-Epinions1 30
-        instead of 57. It costs 4 copies of the step and 2 passes over the vertices per cycle
-        and 4 columns of memory; the stopping rule is unchanged. 0 runs plain power iteration,
-        as networkx does.
+        One process, synchronous engine: an Anderson extrapolation every this many supersteps
+        (``_Extrapolation``); 0 runs plain power iteration, as networkx and several processes do.
+    procs, partition, options
+        As in :func:`gas.run`: ``procs > 1`` splits ``G`` over local processes.
 
     Returns
     -------
@@ -472,9 +459,8 @@ def pagerank(
     Raises
     ------
     gas.ConvergenceError
-        The run ended without meeting its stopping rule (its ``result`` holds the partial
-        ranks, ``residual`` and ``target`` the last L1 change and ``N * tol``), or produced
-        non-finite ranks (no ``result``). Also a ``networkx.PowerIterationFailedConvergence``.
+        The run missed its stopping rule (``result``: the partial ranks, ``residual`` and
+        ``target``: the last L1 change and ``N * tol``), or its ranks are not finite.
     GraphError
         A weight that is negative, NaN or infinite.
     InputError
@@ -487,13 +473,44 @@ def pagerank(
     >>> gas.algorithms.pagerank(g).round(4).tolist()
     [0.3333, 0.3333, 0.3333]
     """
+    _check_args(G, alpha, tol, weight, engine)
+    if G.num_vertices == 0:
+        empty = np.zeros(0, np.float64)
+        return (empty, RunResult(np.zeros(0), empty, 0, True)) if return_result else empty
+    if options is not None:  # the one-process settings may come in the options too
+        threads, debug = threads if threads is not None else options.threads, debug or options.debug
+    how = (engine, scheduler, consistency, extrapolate_every, procs, partition, options)
+    ranks, res = _pagerank_with(G, alpha, tol, max_iter, weight, threads, debug, progress, how)
+    _check_result(G, ranks, res, alpha, tol, max_iter, weight, engine)
+    return (ranks, res) if return_result else ranks
+
+
+def _pagerank_with(G, alpha, tol, max_iter, weight, threads, debug, progress, how):
+    """The ranks and the run's result, by the path ``how`` picks: several processes (or settings
+    only the process runtime runs) through :func:`gas.run`, else one process's engine."""
+    engine, scheduler, consistency, every, procs, partition, options = how
+    if procs != 1 or _needs_run(options):
+        where = dict(procs=procs, partition=partition, options=options, threads=threads, debug=debug)
+        return _pagerank_run(G, alpha, tol, max_iter, weight, progress, engine, scheduler, consistency, where)
+    if engine == "async":
+        args = (G, alpha, tol, max_iter, weight, threads, debug, progress, scheduler, consistency)
+        return _pagerank_async(*args)
+    return _pagerank_sync(G, alpha, tol, max_iter, weight, threads, debug, progress, every)
+
+
+def _needs_run(options: RunOptions | None) -> bool:
+    """Whether ``options`` ask for what only :func:`gas.run`'s process runtime or launcher does."""
+    return options is not None and (options.needs_runtime or options.launcher != "off")
+
+
+def _check_args(G: Graph, alpha: float, tol: float, weight: str | None, engine: str) -> None:
+    """Refuse a bad ``alpha``, ``tol``, ``weight`` column (or weights) or ``engine``."""
     if not 0.0 <= alpha <= 1.0:
         raise InputError(f"Expected 'alpha' in [0, 1] (got {alpha})")
     if not (np.isfinite(tol) and tol >= 0.0):
         raise InputError(f"Expected 'tol' finite and >= 0 (got {tol})")
     if G.num_vertices == 0:
-        empty = np.zeros(0, np.float64)
-        return (empty, RunResult(np.zeros(0), empty, 0, True)) if return_result else empty
+        return
     if weight is not None and (weight != "weight" or weight not in G.edata):
         raise ValueError(
             f"Expected weight='weight' on a graph with a weight column (got {weight!r}; "
@@ -503,15 +520,31 @@ def pagerank(
         raise ValueError(f"Expected engine 'sync' or 'async' (got {engine!r})")
     if weight is not None:
         check_weights(G, weight)
+
+
+def _pagerank_run(G, alpha, tol, max_iter, weight, progress, engine, scheduler, consistency, where):
+    """PageRank through :func:`gas.run` (``where``: ``procs``, ``partition``, ``options``,
+    ``threads``, ``debug``): plain power iteration, or the asynchronous pull form budgeted by
+    work. Weights travel as each vertex's starting ``out_weight``."""
+    from gas.runtime.local import initial_state
+
+    weighted = weight is not None
+    kw: dict = {"max_iter": max_iter}
     if engine == "async":
-        ranks, res = _pagerank_async(
-            G, alpha, tol, max_iter, weight, threads, debug, progress, scheduler, consistency
-        )
+        if consistency == "full":
+            raise GasError("consistency='full' runs on one process only (procs=1); use 'edge' or 'vertex'")
+        prog: VertexProgram = (WeightedDeltaPageRankProgram if weighted else DeltaPageRankProgram)(alpha, tol)
+        budget = ASYNC_WORK_FACTOR * int(max_iter) * superstep_work(G)
+        kw = {"max_iter": budget, "max_work": budget, "scheduler": scheduler, "consistency": consistency}
     else:
-        args = (G, alpha, tol, max_iter, weight, threads, debug, progress, extrapolate_every)
-        ranks, res = _pagerank_sync(*args)
-    _check_result(G, ranks, res, alpha, tol, max_iter, weight, engine)
-    return (ranks, res) if return_result else ranks
+        prog = (WeightedPageRankProgram if weighted else PageRankProgram)(alpha, tol)
+    opts = where.pop("options") or RunOptions()
+    if weighted:
+        out_weight = np.bincount(G.src, weights=G.edata[weight], minlength=G.num_vertices)
+        opts = replace(opts, restore=initial_state(G, prog, {"vertex": {"out_weight": out_weight}}))
+    res = run(G, prog, engine=engine, progress=progress, options=opts, **where, **kw)
+    y = res.output
+    return (y / y.sum() if engine == "async" else y), res
 
 
 def _pagerank_sync(G, alpha, tol, max_iter, weight, threads, debug, progress, every):
@@ -523,7 +556,6 @@ def _pagerank_sync(G, alpha, tol, max_iter, weight, threads, debug, progress, ev
     else:
         eng = SyncEngine(G, PageRankProgram(alpha, tol), threads=threads, debug=debug)
         degree = G.out_degree
-    if every:
-        progress = _Extrapolation(eng, degree, every, progress)
-    res = eng.run(max_iter, progress=progress)
+    hook = _Extrapolation(degree, every) if every else None
+    res = eng.run(max_iter, progress=progress, between=hook)
     return res.output, res

@@ -1,10 +1,10 @@
-"""Anderson extrapolation of synchronous PageRank: the progress hook and its compiled passes.
+"""Anderson extrapolation of synchronous PageRank: the between-supersteps hook and its passes.
 
 :func:`gas.algorithms.pagerank` installs :class:`_Extrapolation` as the synchronous engine's
-progress hook (``extrapolate_every`` supersteps a cycle); it combines the last few power-iteration
-steps into one jump towards the fixed point. :func:`_gram` and :func:`_anderson_ranks` are the
-two passes over the vertices it makes per cycle, :func:`_anderson_weights` the small solve
-between them.
+between-supersteps hook (``run(..., between=hook)``, ``extrapolate_every`` supersteps a
+cycle); it combines the last few power-iteration steps into one jump towards the fixed point.
+:func:`_gram` and :func:`_anderson_ranks` are the two passes over the vertices it makes per
+cycle, :func:`_anderson_weights` the small solve between them.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from gas.engine import SyncEngine
+from gas.engine_base import Engine
 
-__all__ = ["_Extrapolation"]  # the progress hook gas.algorithms.pagerank.pagerank installs
+__all__ = ["_Extrapolation"]  # the between hook gas.algorithms.pagerank.pagerank installs
 
 
 @njit(parallel=True, cache=True)
@@ -75,7 +75,8 @@ def _anderson_weights(H: np.ndarray, ridge: float = 1e-10) -> tuple[np.ndarray, 
 
 
 class _Extrapolation:
-    """Progress hook for the synchronous :class:`PageRankProgram` (or the weighted one): an
+    """Between-supersteps hook for the synchronous :class:`PageRankProgram` (or the weighted
+    one; ``engine.run(..., between=hook)``): an
     Anderson extrapolation every ``every`` supersteps, over the last ``m + 1`` steps
     (``m = min(4, every - 2)``).
 
@@ -106,22 +107,21 @@ class _Extrapolation:
     reached 1e-10 there in 13.
     """
 
-    def __init__(self, eng: SyncEngine, degree: np.ndarray, every: int, progress, shrink=0.5):
+    def __init__(self, degree: np.ndarray, every: int, shrink: float = 0.5) -> None:
         if every < 3:
             raise ValueError(f"Expected extrapolate_every >= 3 supersteps, or 0 for none (got {every})")
-        self.eng, self.every = eng, int(every)
+        self.every = int(every)
         self.m = min(4, self.every - 2)
         self.shrink = float(shrink)
-        self.progress = progress
         self.degree = degree
         self.F: np.ndarray | None = None  # the copied steps, one row each
         self.have = 0  # rows copied in this cycle
         self.count = 0  # extrapolations made
         self.blocks = int(min(64, max(1, degree.shape[0] // 8192)))
 
-    def __call__(self, stat):
+    def __call__(self, eng: Engine, stat: dict) -> None:
         phase = (stat["iteration"] + 1) % self.every
-        d = self.eng.columns["change"]
+        d = eng.columns["change"]
         if phase >= self.every - self.m:
             row = phase - (self.every - self.m)
             if self.F is None:
@@ -130,21 +130,19 @@ class _Extrapolation:
                 np.copyto(self.F[row], d)
                 self.have += 1
         elif phase == 0 and self.have == self.m:
-            if self._extrapolate(d):
-                stat.update(self.eng.refresh_aggregates())
+            if self._extrapolate(eng, d):
+                stat.update(eng.refresh_aggregates())
                 stat["extrapolated"] = True
         if phase == 0:
             self.have = 0
-        if self.progress is not None:
-            self.progress(stat)
 
-    def _extrapolate(self, d: np.ndarray) -> bool:
+    def _extrapolate(self, eng: Engine, d: np.ndarray) -> bool:
         """The Anderson step, when the combined step is small enough; True if it moved."""
         H = _gram(self.F, d, self.blocks)
         a, rho = _anderson_weights(H)
         if not (np.all(np.isfinite(a)) and rho <= self.shrink * np.sqrt(H[-1, -1])):
             return False
-        cols = self.eng.columns
+        cols = eng.columns
         _anderson_ranks(cols["rank"], d, self.F, np.cumsum(a)[:-1], cols["contrib"], self.degree)
         self.count += 1
         return True

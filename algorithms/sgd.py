@@ -46,6 +46,7 @@ from numba import njit
 from gas.algorithms.mf_fit import _Fit, check_real, check_whole
 from gas.algorithms.mf_model import MFModel
 from gas.io.ratings import Ratings
+from gas.options import RunOptions
 from gas.program import OUT, VertexProgram
 
 __all__ = ["SGDProgram", "sgd"]
@@ -140,6 +141,7 @@ def sgd(
     progress: Callable[[dict[str, Any]], None] | None = None,
     procs: int = 1,
     partition: str = "hash",
+    options: RunOptions | None = None,
 ) -> MFModel:
     """Factorize a ratings matrix by SGD with biases (see the module docstring).
 
@@ -148,30 +150,23 @@ def sgd(
     ratings : Ratings or path
         Training ratings.
     rank : int, default 20
-    lr : float, default 0.02
-        Initial step size.
-    reg : float, default 0.05
-        Weight of the squared norms of factors and biases.
-    decay : float, default 0.9
-        The step is multiplied by this after every epoch.
+    lr, reg, decay : float, default 0.02, 0.05, 0.9
+        Initial step size; weight of the squared norms of factors and biases; the step is
+        multiplied by ``decay`` after every epoch.
     biases : bool, default True
     iters : int, default 20
         Epochs (passes over all ratings).
-    init_std : float, default 0.1
+    init_std, seed : default 0.1, 0
         Factors start as ``N(0, init_std^2)`` draws (``numpy.random.default_rng(seed)``), biases 0.
-    seed : int, default 0
     test : Ratings, optional
         Held-out ratings; their RMSE is recorded after every epoch.
-    threads : int, optional
-        Numba threads; ``threads=1`` gives a deterministic run.
-    debug : bool, default False
+    threads, debug
+        Numba threads (``threads=1`` gives a deterministic run); plain Python.
     progress : callable, optional
         Called after every epoch with ``{"iteration", "seconds", "train_rmse", "test_rmse"}``
         (with ``procs > 1``: ``iteration`` and ``seconds``, and the RMSEs after the last epoch).
-    procs : int, default 1
-        Run on this many local processes (:func:`gas.runtime.local.run_distributed`).
-    partition : str, default "hash"
-        Edge-cut partitioner for ``procs > 1`` (see the module docstring).
+    procs, partition, options
+        As in :func:`gas.run`; ``partition`` an edge-cut partitioner (see the module docstring).
 
     Returns
     -------
@@ -180,14 +175,11 @@ def sgd(
     Raises
     ------
     InputError
-        For parameters out of range (``rank`` < 1, ``iters`` < 0, ``lr``, ``reg`` or
-        ``init_std`` negative, ``decay`` outside ``(0, 1]``, any of them NaN or infinite,
-        ``procs`` < 1, a negative ``seed``) or no ratings. (``lr=0`` is allowed here, a run
-        that changes nothing; ``gas sgd --lr`` must be > 0.)
+        A parameter out of range (``lr``, ``reg``, ``init_std`` negative, ``decay`` outside
+        ``(0, 1]``, any NaN or infinite, ``rank`` or ``procs`` < 1, ...) or no ratings.
     ConvergenceError
-        When the run diverges (a learning rate too high, ratings too large): the factors or the
-        training RMSE stop being finite, checked after every epoch on one process and at the
-        end on several. The message names the likely causes; ``result`` is None.
+        When the run diverges: the factors or the training RMSE stop being finite (checked
+        after every epoch on one process, at the end on several); ``result`` is None.
 
     Examples
     --------
@@ -197,6 +189,16 @@ def sgd(
     >>> bool(m.rmse(test) < 0.7 * test.rating.std())   # the std: RMSE of predicting the mean
     True
     """
+    _check_args(iters, procs, lr, reg, decay, partition)
+    fit = _Fit(ratings, "sgd", rank, init_std, seed, test, biases)
+    fit.params.update(lr=float(lr), reg=float(reg), decay=float(decay), iters=int(iters), biases=bool(biases))
+    fit.check_memory(8 * (6 * (int(rank) + 1) + 8))
+    prog = SGDProgram(rank, lr, reg, decay, biases, fit.mean)
+    return fit.run(prog, iters, threads, debug, progress, False, procs, partition, options)  # one side
+
+
+def _check_args(iters: int, procs: int, lr: float, reg: float, decay: float, partition: str) -> None:
+    """Refuse parameters out of range, and a vertex-cut partition on several processes."""
     check_whole("iters", iters, 0)
     check_whole("procs", procs, 1)
     check_real("lr", lr, 0.0)
@@ -211,8 +213,3 @@ def sgd(
             "SGD updates items in place during the users' gather, which is exact only where an item "
             "has no mirrors",
         )
-    fit = _Fit(ratings, "sgd", rank, init_std, seed, test, biases)
-    fit.params.update(lr=float(lr), reg=float(reg), decay=float(decay), iters=int(iters), biases=bool(biases))
-    fit.check_memory(8 * (6 * (int(rank) + 1) + 8))
-    prog = SGDProgram(rank, lr, reg, decay, biases, fit.mean)
-    return fit.run(prog, iters, threads, debug, progress, alternate=False, procs=procs, partition=partition)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from gas.engine import engine_for as _engine
+from gas.api import run
 from gas.engine import require_converged
 from gas.errors import GraphError, convergence_error
 from gas.graph import Graph
+from gas.options import RunOptions
 from gas.program import IN, OUT, VertexProgram
 
 __all__ = ["SSSPProgram", "HopsProgram", "sssp"]
@@ -72,6 +73,9 @@ def sssp(
     scheduler: str = "fifo",
     consistency: str | None = None,
     max_iter: int | None = None,
+    procs: int = 1,
+    partition: str = "hdrf",
+    options: RunOptions | None = None,
 ) -> np.ndarray:
     """Shortest-path distance from ``source`` to every vertex (``inf`` where unreachable).
 
@@ -88,6 +92,9 @@ def sssp(
         and consistency model.
     max_iter : int, optional
         Most supersteps (rounds); default ``num_vertices + 1``, which always suffices.
+    procs, partition, options
+        As in :func:`gas.run`: ``procs > 1`` splits the graph (by ``partition``) over local
+        processes; ``options`` the runtime settings.
 
     Returns
     -------
@@ -120,9 +127,12 @@ def sssp(
                 f"(first: {bad}); use hop counts (weight=None) or fix the input"
             )
     prog = SSSPProgram(s) if weighted else HopsProgram(s)
-    eng = _engine(G, prog, engine, scheduler, consistency, threads, debug)
     budget = G.num_vertices + 1 if max_iter is None else max_iter
-    res = eng.run(max_iter=budget, active=[s], progress=progress)
+    res = run(
+        G, prog, engine=engine, procs=procs, partition=partition, max_iter=budget, active=[s],
+        progress=progress, scheduler=scheduler, consistency=consistency, options=options,
+        threads=threads, debug=debug or None,
+    )  # fmt: skip
     if np.isnan(res.output).any():
         msg = "SSSP produced NaN distances; check the edge weights"
         raise convergence_error(msg, iterations=res.iterations)

@@ -10,7 +10,7 @@ power iteration (the target's baseline) and ``pagerank()``'s default, which adds
 extrapolation every 6 supersteps (an Aitken one before stop 17).
 Convergence curves (L1 error vs edges visited) are written to bench/async_convergence.png.
 
-Run: ``python bench/async.py [--threads 2] [--graphs epinions,slashdot,rmat20]``.
+Run: ``python -m bench.async [--threads 2] [--graphs epinions,slashdot,rmat20]``.
 """
 
 from __future__ import annotations
@@ -18,26 +18,31 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from pagerank import _in_turns  # noqa: E402
-
-import gas  # noqa: E402
-import gas.datasets  # noqa: E402
-from gas.algorithms.pagerank import (  # noqa: E402
+import gas
+import gas.datasets
+from gas.algorithms.pagerank import (
     DeltaPageRankProgram,
     PageRankProgram,
     ResidualPageRankProgram,
     _ResidualShift,
 )
-from gas.algorithms.pagerank_extrapolate import _Extrapolation  # noqa: E402
+from gas.algorithms.pagerank_extrapolate import _Extrapolation
+
+try:  # python -m bench.async
+    from .pagerank import _in_turns
+except ImportError:  # python bench/async.py (bench/ itself on the path)
+    from pagerank import _in_turns
+
+try:  # python -m bench.async
+    from ._results import write_section
+except ImportError:  # python bench/async.py (bench/ itself on the path)
+    from _results import write_section
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 TARGET = 1e-10
@@ -130,13 +135,14 @@ def _curve(g, method, threads, ref):
         if s > 0:
             points.append((total[0], float(np.abs(y / s - ref).sum())))
 
+    hook = None
     if isinstance(eng.program, ResidualPageRankProgram):
-        progress = _ResidualShift(g, eng, eng.program, progress)  # as gas.algorithms.pagerank does
+        hook = _ResidualShift(g, eng.program)  # as gas.algorithms.pagerank does
     if engine == "sync-x":
-        progress = _Extrapolation(eng, g.out_degree, 6, progress)  # as pagerank() does
+        hook = _Extrapolation(g.out_degree, 6)  # as pagerank() does
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        eng.run(max_iter=200 if engine != "async" else 5000, progress=progress)
+        eng.run(max_iter=200 if engine != "async" else 5000, progress=progress, between=hook)
     return np.array(points)
 
 
@@ -364,11 +370,10 @@ def main():
     if args.no_write:
         return
     _plot(curves, Path(__file__).with_name("async_convergence.png"))
-    from _results import write_section
 
     load = os.getloadavg()[0]
     lines = [
-        f"`python bench/async.py --threads {args.threads}` — PageRank (alpha 0.85) until the answer is "
+        f"`python -m bench.async --threads {args.threads}` — PageRank (alpha 0.85) until the answer is "
         f"within L1 {TARGET:g} of a converged reference; each method at the first tolerance "
         "(grid of 10^-k, k in steps of 0.25, found by bisection) that gets there. "
         "Edges visited = gather + scatter edges of every update "

@@ -9,35 +9,48 @@ found by measuring the error after every superstep. Then each solver runs its co
 solver (graph and matrices built beforehand), in turns, ``--rounds`` rounds; the table gives the
 fastest and the median round and the median of the per-round ratios to python-graphblas.
 
-Run: ``python bench/pagerank_extrapolate.py [--scales 20] [--rounds 7] [--threads 2]``.
+Run: ``python -m bench.pagerank_extrapolate [--scales 20] [--rounds 7] [--threads 2]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).parent))
+import gas
+from gas.algorithms.pagerank import PageRankProgram
+from gas.algorithms.pagerank_extrapolate import _Extrapolation
 
-from pagerank import (  # noqa: E402
-    ALPHA,
-    SHARED,
-    _in_turns,
-    gaslab_solver,
-    graphblas_solver,
-    power_iterations_to,
-    reference,
-    scipy_solver,
-)
+try:  # python -m bench.pagerank_extrapolate
+    from .pagerank import (
+        ALPHA,
+        SHARED,
+        _in_turns,
+        gaslab_solver,
+        graphblas_solver,
+        power_iterations_to,
+        reference,
+        scipy_solver,
+    )
+except ImportError:  # python bench/pagerank_extrapolate.py (bench/ itself on the path)
+    from pagerank import (
+        ALPHA,
+        SHARED,
+        _in_turns,
+        gaslab_solver,
+        graphblas_solver,
+        power_iterations_to,
+        reference,
+        scipy_solver,
+    )
 
-import gas  # noqa: E402
-from gas.algorithms.pagerank import PageRankProgram  # noqa: E402
-from gas.algorithms.pagerank_extrapolate import _Extrapolation  # noqa: E402
+try:  # python -m bench.pagerank_extrapolate
+    from ._results import write_section
+except ImportError:  # python bench/pagerank_extrapolate.py (bench/ itself on the path)
+    from _results import write_section
 
 TARGET = 1e-6
 
@@ -48,7 +61,7 @@ def gaslab_extrapolated(g, threads, every=6):
     eng = gas.SyncEngine(g, PageRankProgram(ALPHA, 0.0), threads=threads)
 
     def run(iters, progress=None):
-        eng.run(iters, progress=_Extrapolation(eng, g.out_degree, every, progress))
+        eng.run(iters, progress=progress, between=_Extrapolation(g.out_degree, every))
         r = eng.columns["rank"]
         return r / r.sum()
 
@@ -136,11 +149,10 @@ def main():
         bench_graph(f"R-MAT-{s}", g, args.threads, args.rounds, rows)
     if args.no_write:
         return
-    from _results import write_section
 
     load = os.getloadavg()[0]
     lines = [
-        f"`python bench/pagerank_extrapolate.py --rounds {args.rounds}` — each solver runs until its "
+        f"`python -m bench.pagerank_extrapolate --rounds {args.rounds}` — each solver runs until its "
         f"answer is within L1 {TARGET:g} of a reference (scipy power iteration to an L1 change below "
         "1e-10): power iteration needs the same count whoever runs it; gaslab's `pagerank()` default "
         "(power iteration with an Anderson step over the last 5 steps every 6 supersteps, made "

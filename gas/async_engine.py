@@ -41,11 +41,13 @@ residual-push PageRank the neighbour's residual is its priority, and an edge cos
 instead of an add, a threshold test and a maximum (bench/RESULTS.md, "Asynchronous
 engine"). This is PowerGraph's message priority without the message: the pending value
 lives in a vertex field. On one thread the ``priority`` pass takes ``p_max`` from the end of the
-previous pass, so a ``progress`` callback that changes the data ``priority`` reads reports the
-new highest value with :meth:`AsyncEngine.raise_top_priority`.
+previous pass, so a between-rounds hook (``run(..., between=hook)``) that changes the data
+``priority`` reads reports the new highest value with :meth:`AsyncEngine.raise_top_priority`.
 
 After each round the aggregates are recomputed (``ctx.<name>`` is at most one round old),
-``ctx.iteration`` is the round number, and ``converged(ctx)`` may stop the run. The run stops
+``ctx.iteration`` is the round number, the ``between`` hook may change the state (vertex data,
+:meth:`AsyncEngine.schedule`, :meth:`AsyncEngine.raise_top_priority`), ``progress`` reads the
+round's statistics, and ``converged(ctx)`` may stop the run. The run stops
 when nothing is scheduled, when ``converged`` says so, after ``max_iter`` rounds, after
 ``max_updates`` vertex updates, or once the work (edges visited plus vertex updates) reaches
 ``max_work``. A program with ``dynamic = False`` schedules every vertex in every round.
@@ -87,11 +89,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from gas.engine import RunResult, SyncEngine
+from gas.engine_base import Engine, Hook
+from gas.engine_result import RunLog, RunResult
 from gas.errors import GasError, ProgramError
 from gas.graph import Graph
 from gas.greedy_coloring import color_classes, distance2_cost, greedy_coloring
@@ -99,11 +103,12 @@ from gas.local_part import Partition
 from gas.program import VertexProgram
 from gas.threads import num_threads
 
-__all__ = ["AsyncEngine", "SCHEDULERS", "CONSISTENCY", "superstep_work"]
+__all__ = ["AsyncEngine", "SCHEDULERS", "CONSISTENCY", "STRENGTH", "superstep_work"]
 
 SCHEDULERS = ("fifo", "priority", "sweep")
 CONSISTENCY = ("vertex", "edge", "full")
-_STRENGTH = {m: i for i, m in enumerate(CONSISTENCY)}
+#: consistency models by strength (a model protects what every weaker one does)
+STRENGTH = {m: i for i, m in enumerate(CONSISTENCY)}
 FULL_COLORING_LIMIT = 200_000_000
 
 
@@ -122,7 +127,7 @@ def superstep_work(graph: Graph | Partition) -> int:
     return int(graph.num_edges) + int(graph.num_vertices)
 
 
-class AsyncEngine(SyncEngine):
+class AsyncEngine(Engine):
     """Runs a vertex program asynchronously (see the module docstring for the semantics).
 
     Parameters
@@ -160,6 +165,9 @@ class AsyncEngine(SyncEngine):
     [0, 1, 2, 0]
     """
 
+    name = "async"
+    options = ("scheduler", "consistency")
+
     def __init__(
         self,
         graph: Graph | Partition,
@@ -194,7 +202,7 @@ class AsyncEngine(SyncEngine):
     def _check_consistency(self) -> None:
         need = self.spec.consistency_needed
         self.consistency = self._asked or need
-        if _STRENGTH[self.consistency] < _STRENGTH[need]:
+        if STRENGTH[self.consistency] < STRENGTH[need]:
             role = "nbr" if need == "full" else "e"
             what = "neighbour" if need == "full" else "edge"
             raise ProgramError(
@@ -205,7 +213,7 @@ class AsyncEngine(SyncEngine):
     # -- scheduling ------------------------------------------------------------------------------
 
     def schedule(self, mask: np.ndarray, priority: np.ndarray | float = np.inf) -> None:
-        """Schedule the vertices where ``mask`` is True, from a ``progress`` callback of a running
+        """Schedule the vertices where ``mask`` is True, from the ``between`` hook of a running
         :meth:`run` (between two rounds), as a signal would: a vertex keeps the larger of its
         priority and ``priority`` (an array over all vertices, or one value).
 
@@ -234,11 +242,11 @@ class AsyncEngine(SyncEngine):
         """The running :meth:`run`'s queued flags and priorities; an error outside a run."""
         queued, prio = getattr(self, "_queued", None), getattr(self, "_prio", None)
         if queued is None or prio is None:
-            raise GasError(f"AsyncEngine.{method} is for progress callbacks of a running run()")
+            raise GasError(f"AsyncEngine.{method} is for the between hook of a running run()")
         return queued, prio
 
     def raise_top_priority(self, value: float) -> None:
-        """Tell the relaxed priority scheduler, from a ``progress`` callback of a running
+        """Tell the relaxed priority scheduler, from the ``between`` hook of a running
         :meth:`run`, that a vertex's own ``priority(v)`` may now be as high as ``value``.
 
         A callback that changes the vertex data a program's ``priority`` reads needs no
@@ -260,7 +268,7 @@ class AsyncEngine(SyncEngine):
     def _groups(self) -> tuple[np.ndarray | None, bool]:
         """Colour of every vertex (None: one group) and whether to run on one thread."""
         g = self.graph
-        if self.debug or self._nthreads == 1 or self.consistency == "vertex":
+        if self.debug or self.nthreads == 1 or self.consistency == "vertex":
             return None, False
         if self.consistency == "edge":
             return greedy_coloring(g, 1), False
@@ -276,6 +284,7 @@ class AsyncEngine(SyncEngine):
         progress: Callable[[dict[str, Any]], None] | None = None,
         max_updates: int | None = None,
         max_work: int | None = None,
+        between: Hook | None = None,
     ) -> RunResult:
         """Run rounds until nothing is scheduled, ``converged`` is True, ``max_iter`` rounds,
         ``max_updates`` vertex updates or ``max_work`` work.
@@ -292,145 +301,47 @@ class AsyncEngine(SyncEngine):
             Internal ids (or a boolean mask) scheduled first (default all vertices).
         progress : callable, optional
             Called after each round with its statistics (``iteration``, ``active``: updates in
-            the round, ``edges``: edges visited by gather and scatter, ``scheduled``: vertices still waiting,
-            ``seconds``, aggregates).
+            the round, ``edges``: edges visited by gather and scatter, ``scheduled``: vertices
+            still waiting, ``seconds``, aggregates); reads only.
         max_updates : int, optional
             Stop once this many vertex updates have run.
         max_work : int, optional
             Stop once the edges visited plus the vertex updates reach this (checked after each
             round); :func:`superstep_work` is one synchronous superstep's worth.
+        between : callable, optional
+            ``between(engine, stat)`` after each round, before ``progress`` and the stopping
+            tests: may change the vertex data, :meth:`schedule` vertices and
+            :meth:`raise_top_priority`.
         """
         if max_iter < 0:
             raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
-        g, k, prog = self.graph, self.k, self.program
-        n = g.num_vertices
-        queued = np.ones(n, np.uint8) if active is None else self._active_mask(active)
-        prio = np.zeros(n, np.float64)
-        prio[queued.view(np.bool_)] = np.inf  # the initial vertices run before any signalled one
-        dynamic = bool(prog.dynamic)
-        conv_fn = getattr(prog, "converged", None)
-        ctx_view = self.ctx.view(np.recarray)[0]
-        VC, EC, P, C = self.VC, self.EC, self.params, self.ctx
-        topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
-        kern = k.k_async_array if self.spec.gather_shape else k.k_async
-        kern_pass = k.k_async_pass
-        pass_out = np.zeros(4, np.float64)
-        pass_args = (self.acc, self.zero, C, queued, prio, self._visit_deg, pass_out)
-        color, sequential = self._groups()
-        if color is not None:
-            order, bounds = color_classes(color)
-        else:
-            blocks = 1 if self.scheduler != "sweep" else int(min(256, max(1, n // 4096)))
-            order = np.arange(n, dtype=np.int64)
-            bounds = (np.arange(blocks + 1, dtype=np.int64) * n) // blocks
-        ngroups = bounds.shape[0] - 1
-        stats: list[dict[str, Any]] = []
+        n = self.graph.num_vertices
+        dynamic = bool(self.program.dynamic)
+        r = self._rounds(active)
+        log = RunLog(self, progress=progress, between=between)
         converged = False
-        updates = 0
-        work = 0
-        rnd = 0
-
-        def run_batch(batch: np.ndarray) -> int:
-            if batch.size:
-                kern(batch, VC, EC, P, *topo, self.acc, self.zero, C, queued, prio)
-            return int(self._visit_deg[batch].sum())
-
-        def count_waiting() -> int:
-            if not own_prio:
-                return int(np.count_nonzero(queued))
-            return int(np.count_nonzero((queued != 0) | (self._own_priority() > 0.0)))
-
-        threads = 1 if (self.debug or sequential) else self.threads
-        # the relaxed priority scheduler walks the vertices in one compiled pass when the round
-        # runs on one thread and is not capped
-        one_pass = (
-            self.scheduler == "priority"
-            and self.priority_fraction >= 1.0
-            and (threads or self._nthreads) == 1
-        )
-        ratio = self.priority_ratio if dynamic else 0.0  # a static program runs every vertex
-        own_prio = dynamic and self.spec.schedules_itself
-        self._queued, self._prio = queued, prio
-        self._top = np.inf  # highest scheduled priority (the initial vertices hold inf)
-        with num_threads(threads):
-            self.ctx["iteration"] = 0
-            k.k_init(self.chunks, VC, EC, P, C)
-            if own_prio and not queued.any():
-                # nothing signalled: the first round's highest priority is the program's own
-                self._top = float(self._own_priority().max(initial=0.0))
-            aggs = self._aggregate()
-            while rnd < max_iter:
+        updates = work = 0
+        with num_threads(r.threads):
+            self._start(r, log)
+            while log.iteration < max_iter:
                 if not dynamic:
-                    queued[:] = 1
+                    r.queued[:] = 1
                 t0 = time.perf_counter()
-                self.ctx["iteration"] = rnd
-                edges = 0
-                ran = 0
-                if self.scheduler == "sweep":
-                    for c in range(ngroups):
-                        members = order[bounds[c] : bounds[c + 1]]
-                        wait = queued[members] != 0
-                        if own_prio:
-                            wait |= self._own_priority(members) > 0.0
-                        batch = members[wait]
-                        queued[batch] = 0
-                        prio[batch] = 0.0
-                        edges += run_batch(batch)
-                        ran += batch.size
-                elif one_pass:
-                    thr = self._top * ratio if ratio > 0.0 else 0.0
-                    budget = n if max_updates is None else max(1, max_updates - updates)
-                    kern_pass(thr, budget, VC, EC, P, *topo, *pass_args)
-                    ran, edges, self._top = int(pass_out[0]), int(pass_out[1]), float(pass_out[3])
-                else:
-                    own = self._own_priority() if own_prio else None
-                    cand = np.flatnonzero(queued if own is None else (queued != 0) | (own > 0.0))
-                    if self.scheduler == "priority" and cand.size:
-                        pc = prio[cand] if own is None else np.maximum(prio[cand], own[cand])
-                        top = self._top = float(pc.max())
-                        if ratio > 0.0:
-                            keep = pc >= top * ratio
-                            cand, pc = cand[keep], pc[keep]
-                        take = max(self.min_batch, int(np.ceil(cand.size * self.priority_fraction)))
-                        if cand.size > take:
-                            best = np.argpartition(-pc, take - 1)[:take]
-                            cand = np.sort(cand[best])
-                    queued[cand] = 0
-                    prio[cand] = 0.0
-                    if color is None:
-                        edges += run_batch(cand)
-                    else:
-                        cc = color[cand]
-                        idx = np.argsort(cc, kind="stable")
-                        cand, cc = cand[idx], cc[idx]
-                        cuts = np.flatnonzero(np.diff(cc)) + 1
-                        for batch in np.split(cand, cuts):
-                            edges += run_batch(batch)
-                    ran = cand.size
+                self.ctx["iteration"] = log.iteration
+                ran, edges = self._round(r, n if max_updates is None else max(1, max_updates - updates))
                 if ran == 0:
                     converged = True
                     break
                 updates += ran
                 work += ran + edges
-                aggs = self._aggregate()
-                waiting = int(pass_out[2]) if one_pass else count_waiting()
-                stat = {
-                    "iteration": rnd,
-                    "active": ran,
-                    "edges": edges,
-                    "scheduled": waiting,
-                    "seconds": time.perf_counter() - t0,
-                    **aggs,
-                }
-                stats.append(stat)
-                rnd += 1
-                if progress is not None:
-                    progress(stat)
-                if conv_fn is not None and bool(conv_fn(ctx_view)):
+                aggs = self.aggregate()
+                waiting = int(r.pass_out[2]) if r.one_pass else self._waiting(r)
+                log.record(t0, ran, edges, aggs, before={"scheduled": waiting})
+                if log.program_converged():
                     converged = True
                     break
-                if dynamic and waiting == 0 and progress is not None:
-                    waiting = count_waiting()  # the callback may have scheduled vertices
+                if dynamic and waiting == 0 and (progress is not None or between is not None):
+                    waiting = self._waiting(r)  # the hook may have scheduled vertices
                 if dynamic and waiting == 0:
                     converged = True
                     break
@@ -439,4 +350,145 @@ class AsyncEngine(SyncEngine):
                 if max_work is not None and work >= max_work:
                     break
         self._queued = self._prio = None
-        return self._result(rnd, converged, stats, aggs)
+        return log.finish(converged)
+
+    def _start(self, r: _Rounds, log: RunLog) -> None:
+        """Before the first round: ``init``, the first highest priority and the aggregates."""
+        self._queued, self._prio = r.queued, r.prio
+        self._top = np.inf  # highest scheduled priority (the initial vertices hold inf)
+        self.ctx["iteration"] = 0
+        self.init()
+        if r.own_prio and not r.queued.any():
+            # nothing signalled: the first round's highest priority is the program's own
+            self._top = float(self.own_priority().max(initial=0.0))
+        log.aggregates = self.aggregate()
+
+    def _rounds(self, active: Any) -> _Rounds:
+        """What every round of a run uses: the schedule, groups, kernels and thread count."""
+        g, k, n = self.graph, self.k, self.graph.num_vertices
+        queued = np.ones(n, np.uint8) if active is None else self.active_mask(active)
+        prio = np.zeros(n, np.float64)
+        prio[queued.view(np.bool_)] = np.inf  # the initial vertices run before any signalled one
+        EC = self.EC
+        color, sequential = self._groups()
+        if color is not None:
+            order, bounds = color_classes(color)
+        else:
+            blocks = 1 if self.scheduler != "sweep" else int(min(256, max(1, n // 4096)))
+            order = np.arange(n, dtype=np.int64)
+            bounds = (np.arange(blocks + 1, dtype=np.int64) * n) // blocks
+        threads = 1 if (self.debug or sequential) else self.threads
+        dynamic = bool(self.program.dynamic)
+        pass_out = np.zeros(4, np.float64)
+        return _Rounds(
+            queued=queued,
+            prio=prio,
+            color=color,
+            order=order,
+            bounds=bounds,
+            threads=threads,
+            # the relaxed priority scheduler walks the vertices in one compiled pass when the
+            # round runs on one thread and is not capped
+            one_pass=(
+                self.scheduler == "priority"
+                and self.priority_fraction >= 1.0
+                and (threads or self.nthreads) == 1
+            ),
+            ratio=self.priority_ratio if dynamic else 0.0,  # a static program runs every vertex
+            own_prio=dynamic and self.spec.schedules_itself,
+            kern=k.k_async_array if self.spec.gather_shape else k.k_async,
+            topo=(g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src),
+            pass_out=pass_out,
+            pass_args=(self.acc, self.zero, self.ctx, queued, prio, self.visit_degree, pass_out),
+        )
+
+    def _round(self, r: _Rounds, budget: int) -> tuple[int, int]:
+        """One round of the scheduler (``budget``: most updates of a one-pass round); returns
+        the updates run and the edges they visited."""
+        if self.scheduler == "sweep":
+            return self._sweep_round(r)
+        if r.one_pass:
+            thr = self._top * r.ratio if r.ratio > 0.0 else 0.0
+            self.k.k_async_pass(thr, budget, self.VC, self.EC, self.params, *r.topo, *r.pass_args)
+            out = r.pass_out
+            self._top = float(out[3])
+            return int(out[0]), int(out[1])
+        return self._batch_round(r)
+
+    def _run_batch(self, r: _Rounds, batch: np.ndarray) -> int:
+        """Update the vertices of ``batch`` (ids, no two conflicting); returns the edges visited."""
+        if batch.size:
+            VC, EC, P, C = self.VC, self.EC, self.params, self.ctx
+            r.kern(batch, VC, EC, P, *r.topo, self.acc, self.zero, C, r.queued, r.prio)
+        return int(self.visit_degree[batch].sum())
+
+    def _sweep_round(self, r: _Rounds) -> tuple[int, int]:
+        """An ordered pass over the groups, each running the vertices scheduled when reached."""
+        queued, prio, order, bounds = r.queued, r.prio, r.order, r.bounds
+        edges = ran = 0
+        for c in range(bounds.shape[0] - 1):
+            members = order[bounds[c] : bounds[c + 1]]
+            wait = queued[members] != 0
+            if r.own_prio:
+                wait |= self.own_priority(members) > 0.0
+            batch = members[wait]
+            queued[batch] = 0
+            prio[batch] = 0.0
+            edges += self._run_batch(r, batch)
+            ran += batch.size
+        return ran, edges
+
+    def _batch_round(self, r: _Rounds) -> tuple[int, int]:
+        """A round of the vertices scheduled when it begins (``priority``: those at least
+        ``priority_ratio`` of the highest, capped by ``priority_fraction``), by colour class."""
+        queued, prio, ratio = r.queued, r.prio, r.ratio
+        own = self.own_priority() if r.own_prio else None
+        cand = np.flatnonzero(queued if own is None else (queued != 0) | (own > 0.0))
+        if self.scheduler == "priority" and cand.size:
+            pc = prio[cand] if own is None else np.maximum(prio[cand], own[cand])
+            top = self._top = float(pc.max())
+            if ratio > 0.0:
+                keep = pc >= top * ratio
+                cand, pc = cand[keep], pc[keep]
+            take = max(self.min_batch, int(np.ceil(cand.size * self.priority_fraction)))
+            if cand.size > take:
+                best = np.argpartition(-pc, take - 1)[:take]
+                cand = np.sort(cand[best])
+        queued[cand] = 0
+        prio[cand] = 0.0
+        edges = 0
+        if r.color is None:
+            edges += self._run_batch(r, cand)
+        else:
+            cc = r.color[cand]
+            idx = np.argsort(cc, kind="stable")
+            cand, cc = cand[idx], cc[idx]
+            cuts = np.flatnonzero(np.diff(cc)) + 1
+            for batch in np.split(cand, cuts):
+                edges += self._run_batch(r, batch)
+        return cand.size, edges
+
+    def _waiting(self, r: _Rounds) -> int:
+        """Vertices scheduled now (signalled, or with a positive own priority)."""
+        if not r.own_prio:
+            return int(np.count_nonzero(r.queued))
+        return int(np.count_nonzero((r.queued != 0) | (self.own_priority() > 0.0)))
+
+
+@dataclass
+class _Rounds:
+    """What every round of one :meth:`AsyncEngine.run` uses."""
+
+    queued: np.ndarray
+    prio: np.ndarray
+    color: np.ndarray | None
+    order: np.ndarray
+    bounds: np.ndarray
+    threads: int | None
+    one_pass: bool
+    ratio: float
+    own_prio: bool
+    kern: Any
+    topo: tuple[np.ndarray, ...]
+    pass_out: np.ndarray
+    pass_args: tuple[Any, ...]

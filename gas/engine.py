@@ -43,7 +43,11 @@ different order (with two partial totals per vertex), which the GAS contract (a 
 associative ``sum`` with ``gather_zero`` its identity) allows. With aggregates and no scatter,
 apply and aggregate run in one fused pass.
 The engine runs on a :class:`~gas.local_part.Partition` and talks to other partitions only
-through an :class:`~gas.exchange_protocol.Exchange` (a no-op for one process).
+through an :class:`~gas.exchange_protocol.Exchange` (a no-op for one process). It is built from
+the public steps of :class:`gas.engine_base.Engine` (:meth:`SyncEngine.superstep` is one
+superstep of them); a ``between`` hook (``run(..., between=hook)``) runs after each superstep's
+statistics, before ``progress`` and the stopping test, and may change the vertex data (then
+call :meth:`~gas.engine_base.Engine.refresh_aggregates`): the next superstep reads the change.
 """
 
 from __future__ import annotations
@@ -54,23 +58,18 @@ from typing import Any
 
 import numpy as np
 
-from gas._codegen import is_known_good, load_kernels, mark_good
-from gas._segments import Segments, build_segments, permute
-from gas._typecheck import typecheck
-from gas.config import CONFIG
-from gas.engine_ranges import _chunks, active_mask
-from gas.engine_result import RunResult, require_converged
+from gas.engine_base import Engine, Hook, engine_for
+from gas.engine_ranges import active_mask
+from gas.engine_result import RunLog, RunResult, require_converged
 from gas.errors import GasError, ProgramError
-from gas.exchange_protocol import Exchange, LocalExchange
 from gas.graph import Graph
 from gas.local_part import Partition
-from gas.program import EdgeDir, VertexProgram, validate
-from gas.threads import num_threads
+from gas.program import VertexProgram
 
 __all__ = ["SyncEngine", "RunResult", "run", "engine_for", "active_mask", "require_converged"]
 
 
-class SyncEngine:
+class SyncEngine(Engine):
     """Runs a vertex program synchronously (see the module docstring for the semantics).
 
     Parameters
@@ -97,74 +96,7 @@ class SyncEngine:
     [0.5, 0.5]
     """
 
-    def __init__(
-        self,
-        graph: Graph | Partition,
-        program: VertexProgram,
-        *,
-        threads: int | None = None,
-        debug: bool = False,
-        exchange: Exchange | None = None,
-        checked: bool | None = None,
-    ) -> None:
-        self.partition = graph if isinstance(graph, Partition) else Partition.whole(graph)
-        g = self.partition.graph
-        self.graph = g
-        self.program = program
-        self.spec = validate(program, g, checked)
-        self._check_consistency()
-        self.threads = threads
-        self.debug = debug
-        self.exchange = exchange or LocalExchange()
-        self._alloc()
-        self._checked = debug or is_known_good(self.spec)
-        # copies of neighbour-read columns for the relabelled blocked layout (_relabelled_columns)
-        self._perm_layout: Segments | None = None
-        self._perm_bufs: dict[str, np.ndarray] = {}
-        self._all_ids: np.ndarray | None = None  # every vertex id, for _own_priority
-        if not self._checked:
-            typecheck(self.spec, self.VC, self.EC, self.params, self.ctx)
-        self.k = load_kernels(self.spec, jit=not debug)
-        gdir = EdgeDir(program.gather_edges)
-        sdir = EdgeDir(program.scatter_edges)
-        deg_in, deg_out = g.in_degree, g.out_degree
-        self._gather_deg = np.zeros(g.num_vertices, np.int64)
-        if gdir & EdgeDir.IN:
-            self._gather_deg += deg_in
-        if gdir & EdgeDir.OUT:
-            self._gather_deg += deg_out
-        # edges an update visits (gather and scatter): the work measure in the statistics
-        self._visit_deg = self._gather_deg.copy()
-        if sdir & EdgeDir.IN:
-            self._visit_deg += deg_in
-        if sdir & EdgeDir.OUT:
-            self._visit_deg += deg_out
-        work = (
-            np.asarray(
-                self._gather_deg
-                + (deg_in if sdir & EdgeDir.IN else 0)
-                + (deg_out if sdir & EdgeDir.OUT else 0),
-                np.int64,
-            )
-            + 1
-        )
-        work = np.broadcast_to(work, (g.num_vertices,))
-        import numba
-
-        self._nthreads = threads or numba.get_num_threads()
-        per = CONFIG["chunks_per_thread"]
-        self.chunks = _chunks(np.ascontiguousarray(work), 1 if debug else self._nthreads * per)
-        # vertex ranges apply (and the fused aggregate) run over; a partition's engine narrows
-        # them to its masters (gas.runtime.bsp.DistEngine)
-        self.apply_chunks = self.chunks
-        seg = CONFIG["segment_size"]
-        self._use_segments = (
-            not debug
-            and gdir == EdgeDir.IN
-            and not self.spec.gather_shape
-            and seg > 0
-            and g.num_vertices > seg
-        )
+    name = "sync"
 
     def _check_consistency(self) -> None:
         if self.spec.consistency_needed == "full":
@@ -174,151 +106,51 @@ class SyncEngine:
                 f"consistency='full' (gas.AsyncEngine), or write only the vertex and its edges"
             )
 
-    def _own_priority(self, idx: np.ndarray | None = None) -> np.ndarray:
-        """The program's ``priority(v)`` of each vertex in ``idx`` (default: every vertex)."""
-        if idx is None:
-            if self._all_ids is None:
-                self._all_ids = np.arange(self.graph.num_vertices, dtype=np.int64)
-            idx = self._all_ids
-        out = np.empty(idx.shape[0], np.float64)
-        if idx.size:
-            self.k.k_priorities(idx, self.VC, self.EC, self.params, out)
-        return out
-
-    def _gather(self, active: np.ndarray, everyone: bool = False) -> None:
-        """Gather totals of the ``active`` vertices (a uint8 mask) into :attr:`acc`, on this
-        part's edges; ``everyone`` (all active) may use the cache-blocked layout."""
-        k, g, VC, EC, P = self.k, self.graph, self.VC, self.EC, self.params
-        if everyone and self._use_segments:
-            sg = self._segments()
-            eids = sg.seg_eid if EC else sg.seg_src  # unused ids: no second stream
-            if sg.order is not None:
-                VC = self._relabelled_columns(sg)
-            k.k_gather_seg(
-                sg.bounds, sg.blk_dst, sg.blk_ptr, sg.seg_src, eids, VC, EC, P, self.acc, self.zero
-            )
-            return
-        topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
-        kern = k.k_gather_array if self.spec.gather_shape else k.k_gather
-        kern(self.chunks, active, VC, EC, P, *topo, self.acc, self.zero)
-
-    def _segments(self) -> Segments:
-        """The cache-blocked in-edge layout, built once per graph and kept on it; its sources
-        are renumbered by degree when ``gather`` reads neighbours only through fields it does
-        not read on ``v`` (:attr:`ProgramSpec.gather_nbr_fields`)."""
-        g = self.graph
-        relabel = bool(CONFIG["relabel"]) and self.spec.gather_nbr_fields is not None
-        key = (CONFIG["segment_size"], self._nthreads * 4, relabel)
-        cache = g.__dict__.setdefault("_gas_segments", {})
-        if key not in cache:
-            cache.clear()
-            cache[key] = build_segments(g, *key)
-        return cache[key]
-
-    def _relabelled_columns(self, sg: Segments) -> tuple[np.ndarray, ...]:
-        """The vertex columns with those ``gather`` reads on ``nbr`` copied into the relabelled
-        layout's order (``sg.order[i]`` is the vertex numbered ``i``). Built-in degree columns
-        never change, so their copies are made once; the others are copied on every call."""
-        fields = self.spec.gather_nbr_fields or frozenset()
-        if self._perm_layout is not sg:
-            self._perm_bufs.clear()
-            self._perm_layout = sg
-        bufs = self._perm_bufs
-        out = []
-        for (name, _), col in zip(self.spec.vertex_columns, self.VC):
-            if name not in fields:
-                out.append(col)
-                continue
-            buf = bufs.get(name)
-            fresh = buf is None
-            if fresh:
-                buf = bufs[name] = np.empty_like(col)
-            if fresh or name not in self.spec.builtin_columns:
-                permute(sg, col, buf)
-            out.append(buf)
-        return tuple(out)
-
-    def _alloc(self) -> None:
-        g, spec = self.graph, self.spec
-        n = g.num_vertices
-        cols: dict[str, np.ndarray] = {}
-        for name, dt in spec.vertex_columns:
-            if name == "out_degree":
-                cols[name] = g.out_degree.astype(np.int64)
-            elif name == "in_degree":
-                cols[name] = g.in_degree.astype(np.int64)
-            else:
-                cols[name] = np.zeros(n, dt)
-        ecols: dict[str, np.ndarray] = {}
-        for name, dt in spec.edge_columns:
-            if name in spec.graph_edge_fields:
-                ecols[name] = np.ascontiguousarray(g.edata[name], dtype=dt)
-            else:
-                ecols[name] = np.zeros(g.num_edges, dt)
-        self.columns = cols
-        self.edge_columns = ecols
-        self.VC = tuple(cols[k] for k, _ in spec.vertex_columns)
-        self.EC = tuple(ecols[k] for k, _ in spec.edge_columns)
-        self.params = spec.params()
-        self.ctx = np.zeros(1, spec.ctx_dtype)
-        self.ctx["num_vertices"] = self.partition.num_global_vertices
-        self.ctx["num_edges"] = self.partition.num_global_edges
-        self.acc = np.zeros(n, spec.gather_type)  # shape (n, *gather_shape) for an array gather
-        self.zero = np.array([spec.gather_zero], spec.gather_base)
-        if self.debug:
-            self.params = self.params.view(np.recarray)
-            self.ctx = self.ctx.view(np.recarray)
-
-    def combine(self, rows: np.ndarray, incoming: np.ndarray) -> None:
-        """Fold partial gather totals ``incoming[i]`` into vertex ``rows[i]`` with the program's
-        ``sum`` (what a master does with its mirrors' partial sums); ``rows`` has no repeats."""
-        rows = np.ascontiguousarray(rows, dtype=np.int64)
-        incoming = np.ascontiguousarray(incoming, dtype=self.spec.gather_base)
-        if incoming.shape != (rows.shape[0], *self.spec.gather_shape):
-            raise GasError(
-                f"Expected {rows.shape[0]} partial totals of shape {self.spec.gather_shape} "
-                f"(got an array of shape {incoming.shape})"
-            )
-        with num_threads(1 if self.debug else self.threads):
-            self.k.k_combine(rows, self.acc, incoming, self.VC, self.EC, self.params)
-
-    def _aggregate(self, part: np.ndarray | None = None) -> dict[str, float]:
-        """Reduce the aggregates over all vertices (``part``: per-chunk partials already made)."""
-        spec = self.spec
-        if not spec.agg_names:
-            return {}
-        if part is None:
-            part = np.empty((self.chunks.shape[0] - 1, len(spec.agg_names)), np.float64)
-            self.k.k_aggregate(self.chunks, self.VC, self.EC, self.params, part)
-        vals = np.zeros(len(spec.agg_names), np.float64)
-        if part.shape[0]:
-            for j, op in enumerate(spec.agg_ops):
-                col = part[:, j]
-                vals[j] = col.sum() if op == 0 else (col.max() if op == 1 else col.min())
-        vals = self.exchange.allreduce(vals, spec.agg_ops)
-        out = {}
-        for j, name in enumerate(spec.agg_names):
-            self.ctx[name] = vals[j]
-            out[name] = float(vals[j])
-        return out
-
-    def refresh_aggregates(self) -> dict[str, float]:
-        """Recompute the program's aggregates from the vertex data as it is now, for a
-        ``progress`` callback that changed it between supersteps: the next superstep's ``ctx``
-        and the ``converged`` test after the callback read the new values (on processes, every
-        rank must call it). Returns them by name.
+    def superstep(
+        self, active: np.ndarray, everyone: bool = False
+    ) -> tuple[np.ndarray | None, dict[str, float]]:
+        """One superstep over ``active`` (``everyone``: it is every vertex): gather, the
+        exchange's ``reduce_gather``, apply, ``sync_vertices``, scatter (and ``reduce_signals``),
+        aggregate. Returns the next superstep's signals (None for a program that signals
+        nothing) and the aggregates.
 
         Examples
         --------
         >>> import gas
-        >>> from gas.algorithms import PageRankProgram
-        >>> eng = gas.SyncEngine(gas.Graph.from_edges([0, 1], [1, 2]), PageRankProgram())
-        >>> _ = eng.run(1)
-        >>> eng.columns["rank"][2] = 0.5  # vertex 2 has no out-edge: dangling mass
-        >>> round(eng.refresh_aggregates()["dangling"], 3)
-        0.5
+        >>> from gas.algorithms.pagerank import PageRankProgram
+        >>> eng = SyncEngine(gas.Graph.from_edges([0, 1], [1, 2]), PageRankProgram())
+        >>> eng.init()
+        >>> signal, aggs = eng.superstep(eng.active_mask(None), everyone=True)
+        >>> signal is None, sorted(aggs)
+        (True, ['change', 'dangling'])
         """
-        return self._aggregate()
+        ex = self.exchange
+        self.gather(active, everyone)
+        if self.gathers:
+            ex.reduce_gather(self.acc, active, 0)
+        part = None
+        if everyone and self.spec.agg_names and not self.scatters:
+            part = self.apply_aggregate()  # apply and aggregate fused in one pass
+        else:
+            self.apply(active)
+        ex.sync_vertices(self.VC, active)
+        return self._signals(active), self.aggregate(part)
+
+    def _signals(self, active: np.ndarray) -> np.ndarray | None:
+        """The vertices signalled for the next superstep (a program's own ``priority(v) > 0``
+        schedules ``v`` as a signal would), reduced over the replicas; None when none can be."""
+        dynamic = bool(self.program.dynamic)
+        own_prio = dynamic and self.spec.schedules_itself
+        if not (self.scatters or own_prio):
+            return None
+        signal = np.zeros(self.graph.num_vertices, np.uint8)
+        if self.scatters:
+            self.scatter(active, signal)
+        if own_prio:
+            signal |= self.own_priority() > 0.0
+        if dynamic:  # a static program's next superstep runs everyone anyway
+            self.exchange.reduce_signals(signal)
+        return signal
 
     def run(
         self,
@@ -328,6 +160,7 @@ class SyncEngine:
         progress: Callable[[dict[str, Any]], None] | None = None,
         first_iteration: int = 0,
         init: bool = True,
+        between: Hook | None = None,
     ) -> RunResult:
         """Run supersteps until no vertex is active, ``converged`` is True, or ``max_iter``.
 
@@ -341,82 +174,43 @@ class SyncEngine:
         active : array_like, optional
             Internal ids (or a boolean mask) of the vertices active in superstep 0 (default all).
         progress : callable, optional
-            Called with each superstep's statistics dict.
+            Called with each superstep's statistics dict (read only).
         first_iteration : int, default 0
             Number of the first superstep (``ctx.iteration``); a resumed run continues the count
             and stops at ``max_iter`` in total.
         init : bool, default True
             Run ``init`` first; False keeps the vertex data already in :attr:`columns` (resume).
+        between : callable, optional
+            ``between(engine, stat)`` after each superstep, before ``progress`` and the stopping
+            test: may change the vertex data (calling :meth:`refresh_aggregates` if the
+            aggregates depend on it); the next superstep reads the change.
         """
         if max_iter < 0:
             raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
-        g, k, prog = self.graph, self.k, self.program
-        n = g.num_vertices
+        n = self.graph.num_vertices
         all_on = np.ones(n, np.uint8)
-        act = all_on if active is None else self._active_mask(active)
-        dynamic = bool(prog.dynamic)
-        gathers = prog.gather_edges != EdgeDir.NONE
-        scatters = prog.scatter_edges != EdgeDir.NONE
-        conv_fn = getattr(prog, "converged", None)
-        ctx_view = self.ctx.view(np.recarray)[0]
-        total_visit = int(self._visit_deg.sum())
-        # a program's own ``priority(v) > 0`` schedules ``v`` as a signal would
-        own_prio = dynamic and self.spec.schedules_itself
-        signal = np.zeros(n, np.uint8) if (scatters or own_prio) else None
-        stats: list[dict[str, Any]] = []
+        act = all_on if active is None else self.active_mask(active)
+        dynamic = bool(self.program.dynamic)
+        total_visit = int(self.visit_degree.sum())
+        log = RunLog(self, first_iteration=first_iteration, progress=progress, between=between)
         converged = False
-        it = int(first_iteration)
-        VC, EC, P, C, ch = self.VC, self.EC, self.params, self.ctx, self.chunks
-        # graph arrays every edge kernel takes; edge ids are unused when there is no edge data
-        topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
-        with num_threads(1 if self.debug else self.threads):
-            self.ctx["iteration"] = it
+        with self.thread_scope():
+            self.ctx["iteration"] = log.iteration
             if init:
-                k.k_init(ch, VC, EC, P, C)
-            aggs = self._aggregate()
+                self.init()
+            log.aggregates = self.aggregate()
             count = self.exchange.allreduce_count(int(np.count_nonzero(act)))
-            while it < max_iter:
+            while log.iteration < max_iter:
                 if count == 0:
                     converged = True
                     break
                 t0 = time.perf_counter()
-                self.ctx["iteration"] = it
+                self.ctx["iteration"] = log.iteration
                 everyone = act is all_on
-                edges = total_visit if everyone else int(self._visit_deg[act.view(np.bool_)].sum())
-                if gathers:
-                    self._gather(act, everyone)
-                    self.exchange.reduce_gather(self.acc, act, 0)
-                else:
-                    self.acc.fill(self.zero[0])
-                fused = everyone and bool(self.spec.agg_names) and not scatters
-                if fused:
-                    ach = self.apply_chunks
-                    part = np.empty((ach.shape[0] - 1, len(self.spec.agg_names)), np.float64)
-                    k.k_apply_aggregate_all(ach, VC, EC, P, self.acc, C, part)
-                else:
-                    k.k_apply(self.apply_chunks, act, VC, EC, P, self.acc, C)
-                self.exchange.sync_vertices(VC, act)
-                if scatters or own_prio:
-                    signal = np.zeros(n, np.uint8)
-                    if scatters:
-                        k.k_scatter(ch, act, VC, EC, P, *topo, signal)
-                    if own_prio:
-                        signal |= self._own_priority() > 0.0
-                    if dynamic:  # a static program's next superstep runs everyone anyway
-                        self.exchange.reduce_signals(signal)
-                aggs = self._aggregate(part if fused else None)
-                stat = {
-                    "iteration": it,
-                    "active": count,
-                    "edges": edges,
-                    "seconds": time.perf_counter() - t0,
-                    **aggs,
-                }
-                stats.append(stat)
-                it += 1
-                if progress is not None:
-                    progress(stat)
-                if conv_fn is not None and bool(conv_fn(ctx_view)):
+                edges = total_visit if everyone else self.visited_edges(act)
+                signal, aggs = self.superstep(act, everyone)
+                log.record(t0, count, edges, aggs)
+                if log.program_converged():
                     converged = True
                     break
                 if dynamic:
@@ -427,30 +221,7 @@ class SyncEngine:
                     count = self.exchange.allreduce_count(n)
             else:
                 converged = count == 0
-        return self._result(it, converged, stats, aggs)
-
-    def _active_mask(self, active: Any) -> np.ndarray:
-        """A byte per vertex, 1 for the ``active`` ids (or boolean mask) a run starts from."""
-        return active_mask(active, self.graph.num_vertices)
-
-    def _result(
-        self, iterations: int, converged: bool, stats: list[dict[str, Any]], aggs: dict[str, float]
-    ) -> RunResult:
-        """The run's :class:`RunResult`; also remembers that this program's kernels work."""
-        if not self._checked:
-            mark_good(self.spec)
-            self._checked = True
-        vdata = np.zeros(self.graph.num_vertices, self.spec.vertex_dtype)
-        for name in vdata.dtype.names:
-            vdata[name] = self.columns[name]
-        return RunResult(
-            vertex_data=vdata,
-            output=self.columns[self.spec.output].copy(),
-            iterations=iterations,
-            converged=converged,
-            stats=stats,
-            aggregates=aggs,
-        )
+        return log.finish(converged)
 
 
 def run(
@@ -484,24 +255,3 @@ def run(
     return SyncEngine(graph, program, threads=threads, debug=debug).run(
         max_iter, active=active, progress=progress
     )
-
-
-def engine_for(
-    graph: Graph | Partition,
-    program: VertexProgram,
-    engine: str = "sync",
-    scheduler: str = "fifo",
-    consistency: str | None = None,
-    threads: int | None = None,
-    debug: bool = False,
-) -> SyncEngine:
-    """A :class:`SyncEngine` (``engine="sync"``) or a :class:`gas.AsyncEngine` (``"async"``)."""
-    if engine == "sync":
-        return SyncEngine(graph, program, threads=threads, debug=debug)
-    if engine == "async":
-        from gas.async_engine import AsyncEngine
-
-        return AsyncEngine(
-            graph, program, scheduler=scheduler, consistency=consistency, threads=threads, debug=debug
-        )
-    raise GasError(f"Unknown engine {engine!r}; known: sync, async")

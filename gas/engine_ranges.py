@@ -1,9 +1,9 @@
 """The vertex sets and vertex ranges an engine's supersteps run over.
 
 :func:`active_mask` turns the ``active`` argument of a run (vertex ids or a boolean mask) into the
-byte-per-vertex mask the kernels take; :func:`_chunks` cuts the vertex ids into contiguous ranges
+byte-per-vertex mask the kernels take; :func:`balanced_chunks` cuts the vertex ids into contiguous ranges
 of about equal total work, the units the Numba ``prange`` loops hand to threads. Both are
-re-exported by :mod:`gas.engine`.
+used by :mod:`gas.engine_base`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 
 from gas.errors import GasError
 
-__all__ = ["active_mask"]
+__all__ = ["active_mask", "balanced_chunks"]
 
 
 def active_mask(active: Any, n: int) -> np.ndarray:
@@ -37,8 +37,14 @@ def active_mask(active: Any, n: int) -> np.ndarray:
     return act
 
 
-def _chunks(weight: np.ndarray, parts: int) -> np.ndarray:
-    """Vertex range boundaries giving each range about the same total weight."""
+def balanced_chunks(weight: np.ndarray, parts: int) -> np.ndarray:
+    """Vertex range boundaries giving each range about the same total weight.
+
+    Examples
+    --------
+    >>> balanced_chunks(np.array([1, 1, 1, 1]), 2).tolist()
+    [0, 2, 4]
+    """
     n = weight.shape[0]
     parts = max(1, min(parts, n))
     cum = np.cumsum(weight, dtype=np.int64)

@@ -5,11 +5,15 @@ rounds) run, whether it converged, per-superstep statistics and the final aggreg
 engine (:class:`gas.SyncEngine`, :class:`gas.AsyncEngine` and the distributed runtimes) returns
 one. :func:`require_converged` turns a run that stopped at ``max_iter`` into a
 :class:`gas.ConvergenceError` carrying the partial answer. Both are re-exported by
-:mod:`gas.engine`.
+:mod:`gas.engine`. :class:`RunLog` is the bookkeeping every engine and process driver shares:
+one statistics record per superstep (or round), the between-supersteps hook and the
+``progress`` callback, the program's stopping test and the result.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +21,7 @@ import numpy as np
 
 from gas.errors import convergence_error
 
-__all__ = ["RunResult", "require_converged"]
+__all__ = ["RunResult", "RunLog", "require_converged"]
 
 
 @dataclass
@@ -102,3 +106,96 @@ def require_converged(res: RunResult, what: str, result: Any = None, rounds: boo
         target=0.0,
         result=res if result is None else result,
     )
+
+
+class RunLog:
+    """The statistics, hooks, stopping test and outcome of one run (every engine and driver).
+
+    Parameters
+    ----------
+    engine : Engine
+        The engine whose ``ctx`` the stopping test reads, passed to ``between`` and whose
+        :meth:`~gas.engine_base.Engine.result` :meth:`finish` calls.
+    first_iteration : int, default 0
+        Number of the first superstep (a resumed run continues the count).
+    progress : callable, optional
+        ``progress(stat)`` after each superstep; reads only.
+    between : callable, optional
+        ``between(engine, stat)`` after each superstep, before ``progress`` and the stopping
+        test; may change the run's state (and add to ``stat``).
+
+    Attributes
+    ----------
+    iteration : int
+        The next superstep's number.
+    stats : list of dict
+        One record per superstep: ``iteration``, ``active``, ``edges``, the caller's extra
+        entries, ``seconds`` and the aggregates.
+    aggregates : dict
+        The aggregates of the last superstep recorded (or set by the caller).
+
+    Examples
+    --------
+    >>> import gas
+    >>> from gas.algorithms.pagerank import PageRankProgram
+    >>> eng = gas.SyncEngine(gas.Graph.from_edges([0, 1], [1, 0]), PageRankProgram())
+    >>> log = RunLog(eng, between=lambda e, stat: stat.update(seen=True))
+    >>> t0 = time.perf_counter()
+    >>> sorted(log.record(t0, 2, 2, {"dangling": 0.0}))
+    ['active', 'dangling', 'edges', 'iteration', 'seconds', 'seen']
+    >>> log.finish(True).iterations
+    1
+    """
+
+    def __init__(
+        self,
+        engine: Any,
+        *,
+        first_iteration: int = 0,
+        progress: Callable[[dict[str, Any]], None] | None = None,
+        between: Callable[[Any, dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.iteration = int(first_iteration)
+        self.progress = progress
+        self.between = between
+        self.stats: list[dict[str, Any]] = []
+        self.aggregates: dict[str, float] = {}
+        self._converged = getattr(engine.program, "converged", None)
+        self._ctx = engine.ctx.view(np.recarray)[0]
+
+    def record(
+        self,
+        t0: float,
+        active: int,
+        edges: int,
+        aggregates: dict[str, float],
+        before: dict[str, Any] | None = None,
+        after: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Record the superstep begun at ``t0`` (``time.perf_counter()``) with its updates
+        (``active``), edges visited and aggregates (``before`` / ``after``: more entries, placed
+        before / after ``seconds``), then call ``between`` and ``progress``. Returns the record."""
+        stat = {"iteration": self.iteration, "active": active, "edges": edges}
+        if before:
+            stat.update(before)
+        stat["seconds"] = time.perf_counter() - t0
+        if after:
+            stat.update(after)
+        stat.update(aggregates)
+        self.stats.append(stat)
+        self.aggregates = aggregates
+        self.iteration += 1
+        if self.between is not None:
+            self.between(self.engine, stat)
+        if self.progress is not None:
+            self.progress(stat)
+        return stat
+
+    def program_converged(self) -> bool:
+        """The program's own stopping test, ``converged(ctx)`` (False without one)."""
+        return self._converged is not None and bool(self._converged(self._ctx))
+
+    def finish(self, converged: bool) -> RunResult:
+        """The run's :class:`RunResult` (the engine's, with these statistics)."""
+        return self.engine.result(self.iteration, converged, self.stats, self.aggregates)

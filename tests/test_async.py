@@ -49,14 +49,21 @@ def _nx(rel):
 # -- PageRank --------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def wiki_vote():
+    """wiki-Vote and networkx's PageRank of it (tol 1e-13), loaded and computed once for the
+    module's five scheduler/model cases."""
+    g = _load_shared("wiki-Vote/Wiki-Vote.txt")
+    ref = nx.pagerank(_nx("wiki-Vote/Wiki-Vote.txt"), alpha=0.85, tol=1e-13, max_iter=1000)
+    return g, np.array([ref[int(i)] for i in g.ids])
+
+
 @pytest.mark.parametrize(
     "scheduler,consistency",
     [("priority", "full"), ("fifo", "full"), ("sweep", "full"), ("priority", "edge"), ("fifo", "vertex")],
 )
-def test_async_pagerank_matches_networkx(scheduler, consistency):
-    g = _load_shared("wiki-Vote/Wiki-Vote.txt")
-    ref = nx.pagerank(_nx("wiki-Vote/Wiki-Vote.txt"), alpha=0.85, tol=1e-13, max_iter=1000)
-    ref = np.array([ref[int(i)] for i in g.ids])
+def test_async_pagerank_matches_networkx(wiki_vote, scheduler, consistency):
+    g, ref = wiki_vote
     r = gas.algorithms.pagerank(g, tol=1e-12, engine="async", scheduler=scheduler, consistency=consistency)
     assert np.abs(r - ref).sum() <= 1e-6
     assert abs(r.sum() - 1.0) < 1e-12
@@ -290,19 +297,19 @@ def test_residual_pagerank_with_many_dangling_vertices_matches_networkx(schedule
     assert np.abs(r - ref).sum() <= 1e-10
 
 
-def test_schedule_from_a_progress_callback():
-    # hand-worked: 0 -> 1 runs 0 then 1; the callback after round 0 also schedules the isolated
+def test_schedule_from_a_between_hook():
+    # hand-worked: 0 -> 1 runs 0 then 1; the hook after round 0 also schedules the isolated
     # vertex 2, which runs in round 1 next to 1
     g = gas.Graph.from_edges([0], [1], num_vertices=3)
     eng = gas.AsyncEngine(g, CountRuns(), scheduler="priority", threads=1)
 
-    def hook(stat):
+    def hook(engine, stat):
         if stat["iteration"] == 0:
-            eng.schedule(np.array([False, False, True]), 5.0)
+            engine.schedule(np.array([False, False, True]), 5.0)
 
-    eng.run(active=[0], progress=hook)
+    eng.run(active=[0], between=hook)
     assert eng.columns["when"].tolist() == [0, 1, 1]
-    with pytest.raises(gas.GasError, match="progress callbacks"):
+    with pytest.raises(gas.GasError, match="between hook"):
         eng.schedule(np.ones(3, bool))
 
 
@@ -333,16 +340,16 @@ def test_raise_top_priority_sets_the_next_threshold(raise_top):
     g = gas.Graph.from_edges([], [], num_vertices=4)
     eng = gas.AsyncEngine(g, Want(), scheduler="priority", priority_ratio=1.0, threads=1)
 
-    def hook(stat):
+    def hook(engine, stat):
         if stat["iteration"] == 0:
-            eng.columns["want"][1:] = [1.0, 1.0, 10.0]
+            engine.columns["want"][1:] = [1.0, 1.0, 10.0]
             if raise_top:
-                eng.raise_top_priority(10.0)
-                eng.raise_top_priority(2.0)  # never lowers it
+                engine.raise_top_priority(10.0)
+                engine.raise_top_priority(2.0)  # never lowers it
 
-    eng.run(progress=hook)
+    eng.run(between=hook)
     assert eng.columns["when"].tolist() == ([0, 2, 2, 1] if raise_top else [0, 1, 1, 1])
-    with pytest.raises(gas.GasError, match="progress callbacks"):
+    with pytest.raises(gas.GasError, match="between hook"):
         eng.raise_top_priority(1.0)
 
 
@@ -350,11 +357,11 @@ def test_raise_top_priority_rejects_a_negative_value():
     g = gas.Graph.from_edges([], [], num_vertices=2)
     eng = gas.AsyncEngine(g, Want(), scheduler="priority", threads=1)
 
-    def hook(stat):
-        eng.raise_top_priority(-1.0)
+    def hook(engine, stat):
+        engine.raise_top_priority(-1.0)
 
     with pytest.raises(gas.GasError, match="non-negative"):
-        eng.run(progress=hook)
+        eng.run(between=hook)
 
 
 def test_residual_shift_moves_a_uniform_residual_into_the_normalisation():
@@ -378,8 +385,8 @@ def test_residual_shift_moves_a_uniform_residual_into_the_normalisation():
     for limit in (0.0, 0.9):
         prog = ResidualPageRankProgram(0.85, 1e-14, n / (g.num_edges + n))
         eng = gas.AsyncEngine(g, prog, scheduler="priority", consistency="full", threads=1)
-        shift = _ResidualShift(g, eng, prog, None, limit=limit)
-        res = eng.run(max_iter=10**6, progress=shift)
+        shift = _ResidualShift(g, prog, limit=limit)
+        res = eng.run(max_iter=10**6, between=shift)
         y = res.output / res.output.sum()
         assert np.abs(y - ref).sum() <= 1e-10
         assert (shift.shifted > 0.1) == (limit > 0)

@@ -22,7 +22,7 @@ import pytest
 
 import gas
 from gas.cli import main
-from gas.cli_args import max_procs
+from gas.cli.args import max_procs
 from gas.io._parse import locate_edge
 from gas.io.binary import load_npz
 from gas.io.edgelist import read_edgelist
@@ -285,7 +285,7 @@ _ARG_ROWS = [
     _row("partition {good} --lambda inf", 2, "--lambda", "finite"),
     _row("partition {good} --parts 2 --method ne --alpha 1e308", 2, "'ne'", "--alpha"),
     _row("partition {good} --parts 2 --method fennel --gamma 1e308", 2, "'fennel'", "--gamma"),
-    # matrix factorization (mf_cli.py)
+    # matrix factorization (gas/cli/mf.py)
     _row("als {ratings} --rank 0", 2, "--rank", ">= 1"),
     _row("als {ratings} --iters 0", 2, "--iters", ">= 1"),
     _row("als {ratings} --reg -1", 2, "--reg", ">= 0"),
@@ -303,7 +303,7 @@ _ARG_ROWS = [
     _row("recommend {missing} --user 1", 2, "no-such-file.txt"),
     _row("recommend {adir} --user 1", 2, "adir", "model"),
     _row("recommend {adir} --top -1", 2, "--top", ">= 0"),
-    # LDA (lda_cli.py)
+    # LDA (gas/cli/lda.py)
     _row("lda {docs_stop} --topics 0", 2, "--topics", ">= 1"),
     _row("lda {docs_stop} --alpha -1", 2, "--alpha", "> 0"),
     _row("lda {docs_stop} --beta nan", 2, "--beta", "finite"),
@@ -315,7 +315,7 @@ _ARG_ROWS = [
     _row(f"lda {{docs_stop}} -q --ll-every {10**23}", 2, "--ll-every", "below 2**63", id="lda-ll-every-1e23"),
     _row(f"lda {{docs_stop}} -q --iters {10**23}", 2, "--iters", "below 2**63", id="lda-iters-1e23"),
     _row("pagerank {good} --straggler any:1e308 --procs 2", 2, "straggler", "3600"),
-    # resume (gas/runtime/cli.py, checkpoint.py)
+    # resume (gas/cli/resume.py, checkpoint.py)
     _row("resume {missing}", 2, "no-such-file.txt"),
     _row("resume {good}", 2, "good.txt", "not a folder"),
     _row("resume {adir}", 2, "adir", "no complete checkpoint"),
@@ -363,12 +363,12 @@ def test_bad_input_in_a_subprocess_prints_no_traceback(files, argv, status, frag
 
 
 def test_unexpected_exception_is_an_internal_error_not_a_traceback(files, capsys, monkeypatch):
-    import gas.cli
+    import gas.cli.analytics
 
     def boom(args):
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(gas.cli, "_cmd_info", boom)
+    monkeypatch.setattr(gas.cli.analytics, "_cmd_info", boom)
     monkeypatch.delenv("GAS_DEBUG", raising=False)
     code, _, err = _run_main(["info", files["good"]], capsys)
     assert code == 1
@@ -379,12 +379,12 @@ def test_unexpected_exception_is_an_internal_error_not_a_traceback(files, capsys
 
 
 def test_oserror_from_a_subcommand_names_the_path(files, capsys, monkeypatch):
-    import gas.cli
+    import gas.cli.analytics
 
     def denied(args):
         raise PermissionError(13, "Permission denied", "/some/where.tsv")
 
-    monkeypatch.setattr(gas.cli, "_cmd_info", denied)
+    monkeypatch.setattr(gas.cli.analytics, "_cmd_info", denied)
     code, _, err = _run_main(["info", files["good"]], capsys)
     assert code == 2 and "/some/where.tsv: Permission denied" in err and "Traceback" not in err
 

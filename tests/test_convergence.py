@@ -144,14 +144,11 @@ def test_pagerank_refuses_out_weights_that_overflow():
 
 def test_sssp_refuses_nan_weights_on_several_processes():
     # the process runtime's check was `min() < 0`, which NaN passes
-    import argparse
-
-    from gas.runtime.cli import _program
+    from gas.algorithms.registry import program_for
 
     g = gas.Graph.from_edges([0, 1], [1, 2], weights=[1.0, np.nan])
-    args = argparse.Namespace(source="0", hops=False)
     with pytest.raises(gas.GasError, match="negative or NaN"):
-        _program("sssp", args, g)
+        program_for("sssp", g, source=0, hops=False)
 
 
 def test_non_finite_ranks_are_an_error_not_an_answer(monkeypatch):

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
+from gas.cli.partition import register, run
 from gas.errors import InputError
 from gas.io import load
 from gas.partition import available_methods, partition
-from gas.partition.cli import register, run
 
 EDGES = [(100, 200), (200, 300), (300, 100), (300, 400), (400, 500), (500, 300), (700, 100), (100, 700)]
 

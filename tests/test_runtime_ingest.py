@@ -270,3 +270,22 @@ def test_cli_scaled_out_cc_with_procs_and_sssp_under_env_launcher(tmp_path):
         _, err = pr.communicate(timeout=180)
         assert pr.returncode == 0, err
     assert out_sp.read_text() == ref_sp.read_text()  # distances are exact (min of sums)
+
+
+def test_file_job_builder_is_resolved_by_name_inside_gas_only(tmp_path):
+    import argparse
+
+    from gas.algorithms.registry import program_for_job
+    from gas.errors import GasError
+    from gas.runtime.file_job import file_job, resolve_builder, run_file_job
+
+    args = argparse.Namespace(file=str(tmp_path / "g.txt"), partition="random", seed=0, quiet=True)
+    job = file_job(args, "cc", None)
+    assert job["builder"] == "gas.algorithms.registry:program_for_job"
+    assert resolve_builder(job["builder"]) is program_for_job
+    for bad in ("os:system", "gas.runtime.file_job", "gasx.m:f", "gas.no_such:f", "gas.runtime.comm:nope"):
+        with pytest.raises(GasError):
+            resolve_builder(bad)
+    job["builder"] = "subprocess:run"  # refused before the (missing) file is read
+    with pytest.raises(GasError, match="gas.<module>:<function>"):
+        run_file_job(Comm(None), job)

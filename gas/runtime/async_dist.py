@@ -43,7 +43,7 @@ Examples
 --------
 >>> import threading, numpy as np, gas
 >>> from gas.runtime.comm import MAX, Comm
->>> from gas.runtime.bsp import part_of_graph
+>>> from gas.runtime.worker_graph import part_of_graph
 >>> from gas.runtime.transport import InProcHub
 >>> from gas.algorithms.coloring import ColoringProgram
 >>> from gas.greedy_coloring import greedy_coloring
@@ -70,23 +70,18 @@ from typing import Any
 
 import numpy as np
 
-from gas.engine import RunResult
+from gas.async_engine import CONSISTENCY, STRENGTH
+from gas.engine_base import Hook
+from gas.engine_result import RunLog, RunResult
 from gas.errors import GasError
 from gas.graph import Graph
-from gas.greedy_coloring import color_classes
-from gas.program import EdgeDir, VertexProgram
-from gas.runtime.bsp import (
-    NetworkExchange,
-    WorkerPart,
-    collect_edges,
-    collect_masters,
-    local_active,
-    part_engine,
-    restore_into,
-    snapshot,
-)
+from gas.greedy_coloring import color_classes, greedy_coloring
+from gas.program import VertexProgram, validate
+from gas.runtime.bsp import collect_edges, collect_masters, restore_into, snapshot
 from gas.runtime.comm import MAX, Comm
-from gas.threads import num_threads
+from gas.runtime.dist_engine import DistEngine, local_active, part_engine
+from gas.runtime.network_exchange import NetworkExchange
+from gas.runtime.worker_graph import WorkerPart
 
 __all__ = ["DIST_SCHEDULERS", "check_async", "async_groups", "run_partition_async"]
 
@@ -107,9 +102,6 @@ def check_async(program: VertexProgram, graph: Graph, scheduler: str, consistenc
     >>> check_async(DeltaPageRankProgram(), g, "fifo", "edge")
     'edge'
     """
-    from gas.async_engine import _STRENGTH, CONSISTENCY
-    from gas.program import validate
-
     if scheduler not in DIST_SCHEDULERS:
         raise GasError(
             f"Unknown scheduler {scheduler!r}; the asynchronous engine runs {', '.join(DIST_SCHEDULERS)} "
@@ -119,7 +111,7 @@ def check_async(program: VertexProgram, graph: Graph, scheduler: str, consistenc
         raise GasError(f"Unknown consistency model {consistency!r}; known: {', '.join(CONSISTENCY)}")
     need = validate(program, graph).consistency_needed
     model = consistency or need
-    if _STRENGTH[model] < _STRENGTH[need]:
+    if STRENGTH[model] < STRENGTH[need]:
         raise GasError(
             f"{type(program).__name__} writes {'neighbour' if need == 'full' else 'edge'} data, which "
             f"{model!r} consistency does not protect. Fix: consistency={need!r}"
@@ -136,8 +128,6 @@ def check_async(program: VertexProgram, graph: Graph, scheduler: str, consistenc
 def async_groups(graph: Graph, consistency: str) -> np.ndarray:
     """Group (colour) of every vertex for a run across processes: a distance-1 colouring under
     ``edge`` consistency, one group (all 0) under ``vertex``."""
-    from gas.greedy_coloring import greedy_coloring
-
     if consistency == "edge":
         return np.ascontiguousarray(greedy_coloring(graph, 1), dtype=np.int32)
     return np.zeros(graph.num_vertices, np.int32)
@@ -159,6 +149,7 @@ def run_partition_async(
     restore: dict[str, Any] | None = None,
     edges: bool = False,
     max_work: int | None = None,
+    between: Hook | None = None,
 ) -> RunResult:
     """Run ``program`` asynchronously on this rank's part (see the module docstring).
 
@@ -179,7 +170,8 @@ def run_partition_async(
     :meth:`gas.AsyncEngine.run` counts it) reaches this, checked after each round; every rank
     sees the same totals, so all stop together. A resumed run counts its work afresh. A run that
     stops at a budget returns ``converged=False``; deciding what that means is the caller's (the
-    ``gas`` command exits with status 3).
+    ``gas`` command exits with status 3). ``between`` is :meth:`gas.AsyncEngine.run`'s hook,
+    called on every rank with its own engine after each round.
     """
     if scheduler not in DIST_SCHEDULERS:
         raise GasError(f"Expected a scheduler in {DIST_SCHEDULERS} (got {scheduler!r})")
@@ -188,152 +180,174 @@ def run_partition_async(
     if max_iter < 0:
         raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
     eng, eid = part_engine(part, program, comm, threads)
-    partition = eng.partition
-    ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
-    g, k = eng.graph, eng.k
-    n = g.num_vertices
-    gids = partition.global_ids  # local id -> global id (the identity when not compacted)
-    color = np.asarray(color)
-    if color.shape != (part.num_vertices,):
-        raise GasError(
-            f"rank {comm.rank}: expected a colour per vertex ({part.num_vertices}), got shape {color.shape}"
-        )
-    ngroups = int(color.max()) + 1 if color.size else 0  # the same on every rank
-    local_color = color[gids]
-    order, bounds = color_classes(local_color)  # this part may lack the last colours: pad
-    bounds = np.concatenate([bounds, np.full(max(ngroups + 1 - bounds.size, 0), bounds[-1])])
-    members = [order[bounds[c] : bounds[c + 1]] for c in range(ngroups)]
-    VC, EC, P, C, ch = eng.VC, eng.EC, eng.params, eng.ctx, eng.chunks
-    topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
-    gathers = program.gather_edges != EdgeDir.NONE
-    scatters = program.scatter_edges != EdgeDir.NONE
-    dynamic = bool(program.dynamic)
-    conv_fn = getattr(program, "converged", None)
-    ctx_view = eng.ctx.view(np.recarray)[0]
-    is_master = partition.is_master
-    rnd = 0
-    work = 0
-    converged = False
-    run_init = True
+    first, converged, run_init = 0, False, True
     if restore is not None:
-        rnd = restore_into(eng, restore, gids, eid)
-        active = restore["active"]
-        run_init = bool(restore.get("init"))
+        first, active, run_init = _resume(eng, restore, eid)
         if restore.get("done"):
-            max_iter, converged = rnd, True
-    queued = np.ones(n, np.uint8)
-    if active is not None:  # global ids or a global mask, like SyncEngine.run's
-        queued = local_active(active, eng, part.num_vertices).astype(np.uint8)
-    # priorities (``priority``): the initial vertices run before any signalled one, as on one
-    # process; a resumed run takes the snapshot's
-    prio = np.where(queued != 0, np.inf, 0.0)
-    if restore is not None and PRIO_COLUMN in restore["vertex"]:
-        prio = np.ascontiguousarray(restore["vertex"][PRIO_COLUMN][gids], np.float64)
-    by_priority = scheduler == "priority"
-    ratio = priority_ratio if dynamic else 0.0  # a static program runs every vertex
-    stats: list[dict[str, Any]] = []
+            max_iter, converged = first, True
+    run = _AsyncRun(eng, comm, part, color, scheduler, priority_ratio, active, restore)
+    log = RunLog(eng, first_iteration=first, progress=progress, between=between)
     every = int(checkpoint["every"]) if checkpoint else 0
+    work = 0
+    with eng.thread_scope():
+        eng.ctx["iteration"] = first
+        if run_init:
+            eng.init()
+        log.aggregates = eng.aggregate()
+        run.ex.meter()  # a round's exchange statistics start here
+        while log.iteration < max_iter:
+            stat = run.round(log)
+            if stat is None:  # nothing ran
+                converged = True
+                break
+            if log.program_converged() or (run.dynamic and stat["scheduled"] == 0):
+                converged = True
+                break
+            work += stat["active"] + stat["edges"]
+            if max_work is not None and work >= max_work:
+                break
+            if every and log.iteration % every == 0 and log.iteration < max_iter:
+                run.snapshot(checkpoint, log.iteration, eid, stat)
+    res = log.finish(converged)
+    collect_masters(res, eng, comm, part.num_vertices)
+    if edges:
+        collect_edges(res, eng, eid, comm, part.num_edges)
+    return res
 
-    mask = np.zeros(n, np.uint8)  # the step's members, and its masters (reset after each step)
-    own = np.zeros(n, np.uint8)
 
-    def step(batch: np.ndarray) -> tuple[int, int]:
+def _resume(eng: DistEngine, restore: dict[str, Any], eid: np.ndarray) -> tuple[int, Any, bool]:
+    """Load a snapshot (or a starting state) into ``eng``: its round, scheduled vertices and
+    whether ``init`` still runs."""
+    first = restore_into(eng, restore, eng.partition.global_ids, eid)
+    return first, restore["active"], bool(restore.get("init"))
+
+
+class _AsyncRun:
+    """One rank's asynchronous run: its colour groups, schedule and the rounds of chromatic
+    steps of :func:`run_partition_async`, built from the engine's public steps."""
+
+    def __init__(
+        self,
+        eng: DistEngine,
+        comm: Comm,
+        part: WorkerPart,
+        color: np.ndarray,
+        scheduler: str,
+        priority_ratio: float,
+        active: Any,
+        restore: dict[str, Any] | None,
+    ) -> None:
+        self.eng, self.comm, self.part, self.scheduler = eng, comm, part, scheduler
+        self.ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
+        partition = eng.partition
+        n = eng.graph.num_vertices
+        gids = partition.global_ids  # local id -> global id (the identity when not compacted)
+        color = np.asarray(color)
+        if color.shape != (part.num_vertices,):
+            raise GasError(
+                f"rank {comm.rank}: expected a colour per vertex ({part.num_vertices}), "
+                f"got shape {color.shape}"
+            )
+        self.ngroups = ngroups = int(color.max()) + 1 if color.size else 0  # the same on every rank
+        order, bounds = color_classes(color[gids])  # this part may lack the last colours: pad
+        bounds = np.concatenate([bounds, np.full(max(ngroups + 1 - bounds.size, 0), bounds[-1])])
+        self.members = [order[bounds[c] : bounds[c + 1]] for c in range(ngroups)]
+        self.dynamic = bool(eng.program.dynamic)
+        self.is_master = partition.is_master
+        self.queued = np.ones(n, np.uint8)
+        if active is not None:  # global ids or a global mask, like SyncEngine.run's
+            self.queued = local_active(active, eng, part.num_vertices).astype(np.uint8)
+        # priorities (``priority``): the initial vertices run before any signalled one, as on one
+        # process; a resumed run takes the snapshot's
+        self.prio = np.where(self.queued != 0, np.inf, 0.0)
+        if restore is not None and PRIO_COLUMN in restore["vertex"]:
+            self.prio = np.ascontiguousarray(restore["vertex"][PRIO_COLUMN][gids], np.float64)
+        self.by_priority = scheduler == "priority"
+        self.ratio = priority_ratio if self.dynamic else 0.0  # a static program runs every vertex
+        self.mask = np.zeros(n, np.uint8)  # the step's members, and its masters (reset after each step)
+        self.own = np.zeros(n, np.uint8)
+
+    def step(self, batch: np.ndarray) -> tuple[int, int]:
         """One chromatic step over ``batch`` (local ids of one group; every replica of a vertex
-        agrees on whether it is in)."""
-        counts = comm.allreduce(
-            np.array([np.count_nonzero(is_master[batch]), eng._visit_deg[batch].sum()], np.int64)
+        agrees on whether it is in); returns the updates and edges over all ranks."""
+        eng, ex, mask, own, is_master = self.eng, self.ex, self.mask, self.own, self.is_master
+        counts = self.comm.allreduce(
+            np.array([np.count_nonzero(is_master[batch]), eng.visit_degree[batch].sum()], np.int64)
         )
         if counts[0] == 0:
             return 0, 0
         mask[batch] = 1
         own[batch] = is_master[batch]
-        if gathers:
-            eng._gather(mask)
+        eng.gather(mask)
+        if eng.gathers:
             ex.reduce_gather(eng.acc, mask, 0)
-        else:
-            eng.acc.fill(eng.zero[0])
-        k.k_apply(ch, own, VC, EC, P, eng.acc, C)  # masters; sync_vertices brings mirrors up to date
-        ex.sync_vertices(VC, mask)
-        if scatters:
-            signal = np.zeros(n, np.uint8)
-            if by_priority:
-                sprio = np.zeros(n, np.float64)
-                k.k_scatter_prio(ch, mask, VC, EC, P, *topo, signal, sprio)
+        eng.apply(own, all_ranges=True)  # masters; sync_vertices brings mirrors up to date
+        ex.sync_vertices(eng.VC, mask)
+        if eng.scatters:
+            signal = np.zeros(mask.shape[0], np.uint8)
+            if self.by_priority:
+                sprio = np.zeros(mask.shape[0], np.float64)
+                eng.scatter(mask, signal, sprio)
                 ex.reduce_signals(signal, sprio)  # ... and the largest priority of each
-                np.maximum(prio, sprio, out=prio)
+                np.maximum(self.prio, sprio, out=self.prio)
             else:
-                k.k_scatter(ch, mask, VC, EC, P, *topo, signal)
+                eng.scatter(mask, signal)
                 ex.reduce_signals(signal)  # every replica now holds the master's OR of the signals
             ex.pending_active = None
-            queued[signal != 0] = 1
+            self.queued[signal != 0] = 1
         mask[batch] = 0
         own[batch] = 0
         return int(counts[0]), int(counts[1])
 
-    with num_threads(eng.threads):
-        C["iteration"] = rnd
-        if run_init:
-            k.k_init(ch, VC, EC, P, C)
-        aggs = eng._aggregate()
-        x0, b0 = ex.seconds, ex.bytes_sent
-        while rnd < max_iter:
-            if not dynamic:
-                queued[:] = 1
-            t0 = time.perf_counter()
-            C["iteration"] = rnd
-            ran = edges = steps = 0
-            if scheduler != "sweep":
-                cand = queued.astype(bool)
-                if by_priority and ratio > 0.0:
-                    # every replica holds its master's priority: the same threshold and the same
-                    # candidates everywhere (the highest priority is taken over masters)
-                    mine = prio[cand & is_master]
-                    top = comm.allreduce(np.array([mine.max() if mine.size else 0.0]), MAX)[0]
-                    cand &= prio >= top * ratio
-                queued[cand] = 0
-                prio[cand] = 0.0
-                for c in range(ngroups):
-                    u, e = step(members[c][cand[members[c]]])
-                    ran, edges, steps = ran + u, edges + e, steps + (u > 0)
-            else:
-                for c in range(ngroups):
-                    batch = members[c][queued[members[c]] != 0]
-                    queued[batch] = 0
-                    u, e = step(batch)
-                    ran, edges, steps = ran + u, edges + e, steps + (u > 0)
-            if ran == 0:
-                converged = True
-                break
-            aggs = eng._aggregate()
-            left = int(comm.allreduce(np.array([np.count_nonzero(queued[is_master])], np.int64))[0])
-            stat = {
-                "iteration": rnd,
-                "active": ran,
-                "edges": edges,
-                "scheduled": left,
-                "steps": steps,
-                "seconds": time.perf_counter() - t0,
-                "exchange_seconds": ex.seconds - x0,
-                "bytes_sent": ex.bytes_sent - b0,
-                **aggs,
-            }
-            x0, b0 = ex.seconds, ex.bytes_sent
-            stats.append(stat)
-            rnd += 1
-            if progress is not None:
-                progress(stat)
-            if (conv_fn is not None and bool(conv_fn(ctx_view))) or (dynamic and left == 0):
-                converged = True
-                break
-            work += ran + edges
-            if max_work is not None and work >= max_work:
-                break
-            if every and rnd % every == 0 and rnd < max_iter:
-                nxt = queued[ex.master_ids] if dynamic else None
-                extra = {PRIO_COLUMN: prio} if by_priority else None
-                snapshot(checkpoint, rnd, part, eng, ex, eid, comm, stat, nxt, extra)
-    res = eng._result(rnd, converged, stats, aggs)
-    collect_masters(res, eng, comm, part.num_vertices)
-    if edges:
-        collect_edges(res, eng, eid, comm, part.num_edges)
-    return res
+    def _pass(self) -> tuple[int, int, int]:
+        """The groups of a ``fifo`` or ``priority`` round, fixed when it begins."""
+        queued, prio, members = self.queued, self.prio, self.members
+        ran = edges = steps = 0
+        cand = queued.astype(bool)
+        if self.by_priority and self.ratio > 0.0:
+            # every replica holds its master's priority: the same threshold and the same
+            # candidates everywhere (the highest priority is taken over masters)
+            mine = prio[cand & self.is_master]
+            top = self.comm.allreduce(np.array([mine.max() if mine.size else 0.0]), MAX)[0]
+            cand &= prio >= top * self.ratio
+        queued[cand] = 0
+        prio[cand] = 0.0
+        for c in range(self.ngroups):
+            u, e = self.step(members[c][cand[members[c]]])
+            ran, edges, steps = ran + u, edges + e, steps + (u > 0)
+        return ran, edges, steps
+
+    def _sweep(self) -> tuple[int, int, int]:
+        """A ``sweep`` round: each group runs the vertices scheduled when the pass reaches it."""
+        queued, members = self.queued, self.members
+        ran = edges = steps = 0
+        for c in range(self.ngroups):
+            batch = members[c][queued[members[c]] != 0]
+            queued[batch] = 0
+            u, e = self.step(batch)
+            ran, edges, steps = ran + u, edges + e, steps + (u > 0)
+        return ran, edges, steps
+
+    def round(self, log: RunLog) -> dict[str, Any] | None:
+        """Round ``log.iteration``, recorded in ``log``; None when nothing ran."""
+        eng = self.eng
+        if not self.dynamic:
+            self.queued[:] = 1
+        t0 = time.perf_counter()
+        eng.ctx["iteration"] = log.iteration
+        ran, edges, steps = self._sweep() if self.scheduler == "sweep" else self._pass()
+        if ran == 0:
+            return None
+        aggs = eng.aggregate()
+        left = int(
+            self.comm.allreduce(np.array([np.count_nonzero(self.queued[self.is_master])], np.int64))[0]
+        )
+        before = {"scheduled": left, "steps": steps}
+        return log.record(t0, ran, edges, aggs, before=before, after=self.ex.meter())
+
+    def snapshot(self, checkpoint: dict[str, Any], step: int, eid: np.ndarray, stat: dict[str, Any]) -> None:
+        """Write this rank's snapshot after round ``step - 1``, with the schedule."""
+        ex = self.ex
+        nxt = self.queued[ex.master_ids] if self.dynamic else None
+        extra = {PRIO_COLUMN: self.prio} if self.by_priority else None
+        snapshot(checkpoint, step, self.part, self.eng, ex, eid, self.comm, stat, nxt, extra)

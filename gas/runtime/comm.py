@@ -95,8 +95,6 @@ class Comm:
         self.seq += 1
         return self.seq
 
-    _tag = next_tag  # the earlier name, kept until every caller uses next_tag
-
     def peers(self) -> list[int]:
         """Every other rank, in rank order."""
         return [r for r in range(self.size) if r != self.rank]

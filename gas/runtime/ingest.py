@@ -31,6 +31,10 @@ of a file, its blocks of a compressed file, or its files of a folder). Steps, al
    (:func:`gas.partition.derive.choose_masters`), so all ranks agree; for ``random`` this is
    the single-process master array exactly.
 
+Collectives go through :class:`~gas.runtime.comm.Comm` (all-gather, all-reduce, and
+:meth:`~gas.runtime.comm.Comm.alltoall` for the shuffles). A command run on such a load (the
+CLI's ``--procs`` on a text file) is :mod:`gas.runtime.file_job`.
+
 Examples
 --------
 >>> import os, tempfile, threading
@@ -59,11 +63,10 @@ import numpy as np
 
 from gas.errors import GasError, InputError
 from gas.io.ranges import read_share
-from gas.runtime.bsp import WorkerPart
 from gas.runtime.comm import Comm
-from gas.runtime.protocol import DATA
+from gas.runtime.worker_graph import WorkerPart
 
-__all__ = ["LoadedPart", "load_part", "alltoall"]
+__all__ = ["LoadedPart", "load_part"]
 
 _INT64_MAX = np.uint64(2**63 - 1)
 _ORIGINAL = np.int64(1) << np.int64(62)
@@ -97,23 +100,13 @@ class LoadedPart:
         return int(self.ids.shape[0])
 
 
-def alltoall(comm: Comm, outgoing: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
-    """Send ``outgoing[q]`` to every rank ``q``; returns what each rank sent here (by rank)."""
-    if comm.t is None:
-        return [outgoing[0]]
-    tag = comm._tag()
-    for q in comm.peers():
-        comm.t.send(q, DATA, tag, outgoing[q])
-    return [outgoing[r] if r == comm.rank else comm.t.recv(r, DATA, tag).arrays for r in range(comm.size)]
-
-
 def _route(comm: Comm, dest: np.ndarray, arrays: list[np.ndarray]) -> list[np.ndarray]:
     """Send row ``i`` of every array to rank ``dest[i]``; the rows received here, in rank order."""
     P = comm.size
     order = np.argsort(dest, kind="stable")
     bounds = np.searchsorted(dest[order], np.arange(P + 1))
     out = [[a[order[bounds[q] : bounds[q + 1]]] for a in arrays] for q in range(P)]
-    got = alltoall(comm, out)
+    got = comm.alltoall(out)
     return [np.concatenate([got[r][j] for r in range(P)]) for j in range(len(arrays))]
 
 
@@ -261,40 +254,75 @@ def load_part(
     cols = {} if share.weights is None else {"weight": share.weights}
     del share
     if undirected:
-        back = s != d
-        s, d = np.concatenate([d[back], s]), np.concatenate([s[back], d])
-        key = np.concatenate([key[back] & ~_ORIGINAL, key])
-        cols = {k: np.concatenate([v[back], v]) for k, v in cols.items()}
+        s, d, key, cols = _add_reverse(s, d, key, cols)
     secs["ids"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    names = sorted(cols)
-    got = _route(comm, _owner(s, P), [s, d, key, *[cols[k] for k in names]])
-    s, d, key = got[0], got[1], got[2]
-    cols = dict(zip(names, got[3:]))
+    s, d, key, cols = _route_edges(comm, _owner(s, P), s, d, key, cols)
     s, d, eid, cols = _dedupe_and_number(comm, s, d, key, cols, n, dedupe or undirected)
     secs["dedupe"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     dest, fixed = _place(comm, s, d, n, method, seed, options)
-    got = _route(comm, dest, [s, d, eid, *[cols[k] for k in names]])
-    s, d, eid = got[0], got[1], got[2]
-    cols = dict(zip(names, got[3:]))
+    s, d, eid, cols = _route_edges(comm, dest, s, d, eid, cols)
     m = int(comm.allreduce(np.array([s.shape[0]], np.int64))[0])
     secs["place"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     master = fixed if fixed is not None else _masters(comm, s, d, n, seed)
     secs["masters"] = time.perf_counter() - t0
+    part = _worker_part(comm, n, m, s, d, eid, master, cols)
+    return LoadedPart(part, _original_ids(table), "weight" in cols, _min_weight(comm, cols), secs)
+
+
+def _add_reverse(
+    s: np.ndarray, d: np.ndarray, key: np.ndarray, cols: dict[str, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """The edges plus the reverse of every non-loop one, placed first (an original line wins)."""
+    back = s != d
+    s, d = np.concatenate([d[back], s]), np.concatenate([s[back], d])
+    key = np.concatenate([key[back] & ~_ORIGINAL, key])
+    cols = {k: np.concatenate([v[back], v]) for k, v in cols.items()}
+    return s, d, key, cols
+
+
+def _route_edges(
+    comm: Comm, dest: np.ndarray, s: np.ndarray, d: np.ndarray, third: np.ndarray, cols: dict[str, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """Send edge ``i`` (endpoints, a key or edge id, and its columns) to rank ``dest[i]``."""
+    names = sorted(cols)
+    got = _route(comm, dest, [s, d, third, *[cols[k] for k in names]])
+    return got[0], got[1], got[2], dict(zip(names, got[3:]))
+
+
+def _min_weight(comm: Comm, cols: dict[str, np.ndarray]) -> float:
+    """Smallest weight over all ranks (``inf`` when unweighted or empty)."""
     wmin = float(cols["weight"].min()) if "weight" in cols and cols["weight"].size else np.inf
     if "weight" in cols:
         wmin = float(comm.allreduce(np.array([wmin]), 2)[0])
+    return wmin
+
+
+def _original_ids(table: np.ndarray) -> np.ndarray:
+    """The id table as int64 when every id fits, else as uint64."""
     if table.size and table[-1] <= _INT64_MAX:
-        ids = table.view(np.int64)
-    else:
-        ids = table
+        return table.view(np.int64)
+    return table
+
+
+def _worker_part(
+    comm: Comm,
+    n: int,
+    m: int,
+    s: np.ndarray,
+    d: np.ndarray,
+    eid: np.ndarray,
+    master: np.ndarray,
+    cols: dict[str, np.ndarray],
+) -> WorkerPart:
+    """This rank's edges of the ``n``-vertex, ``m``-edge graph, and every vertex's master."""
     if m == 0:  # pragma: no cover - n > 0 implies an edge
         raise GasError("no edges after loading")
-    part = WorkerPart(
+    return WorkerPart(
         rank=comm.rank,
-        num_parts=P,
+        num_parts=comm.size,
         num_vertices=n,
         num_edges=m,
         src=s,
@@ -303,109 +331,3 @@ def load_part(
         master=np.ascontiguousarray(master, dtype=np.int32),
         edata=cols,
     )
-    return LoadedPart(part, ids, "weight" in cols, wmin, secs)
-
-
-# ---------------------------------------------------------------------- CLI jobs on a scaled-out load
-_JOB_ARGS = (
-    "alpha",
-    "tol",
-    "max_iter",
-    "hops",
-    "source",
-    "weighted",
-    "skip_rows",
-    "keep_duplicates",
-    "undirected",
-    "partition",
-    "seed",
-    "quiet",
-    "staleness",
-    "straggler",
-)
-
-
-class IdView:
-    """What the CLI's program set-up and report read of a graph, from a scaled-out load.
-
-    ``ids`` and ``num_vertices`` are the whole graph's; ``edata["weight"]`` holds only the global
-    minimum weight (what the SSSP check needs), never the edges.
-    """
-
-    def __init__(self, ids: np.ndarray, weighted: bool, min_weight: float) -> None:
-        self.ids = ids
-        self.num_vertices = int(ids.shape[0])
-        self.edata = {"weight": np.array([min_weight])} if weighted else {}
-
-    @property
-    def weights(self) -> np.ndarray | None:
-        return self.edata.get("weight")
-
-    def index_of(self, original: Any) -> Any:
-        from gas.graph import Graph
-
-        return Graph.index_of(self, original)  # type: ignore[arg-type]
-
-
-def file_job(args: Any, command: str, checkpoint: dict[str, Any] | None) -> dict[str, Any]:
-    """The job description every rank runs (JSON: it crosses the wire to spawned workers)."""
-    return {
-        "op": "run_file",
-        "command": command,
-        "file": os.path.abspath(args.file),
-        "args": {k: getattr(args, k) for k in _JOB_ARGS if hasattr(args, k)},
-        "checkpoint": checkpoint,
-    }
-
-
-def run_file_job(
-    comm: Comm, job: dict[str, Any], *, threads: int | None = None, progress: Any = None
-) -> tuple[IdView, Any]:
-    """Every rank: load its part of ``job["file"]``, run the command's program; rank 0 gets all."""
-    import argparse
-
-    from gas.runtime.cli import _program
-    from gas.runtime.ssp import run_part, ssp_job
-
-    ns = argparse.Namespace(**job["args"])
-    t0 = time.perf_counter()
-    lp = load_part(
-        job["file"],
-        comm,
-        method=ns.partition,
-        seed=ns.seed,
-        skip_rows=getattr(ns, "skip_rows", 0),
-        dedupe=not getattr(ns, "keep_duplicates", False),
-        undirected=getattr(ns, "undirected", False),
-        check_weights="nonnegative" if job["command"] == "sssp" and not getattr(ns, "hops", False) else None,
-    )
-    if progress is not None and comm.rank == 0 and not getattr(ns, "quiet", False):
-        import sys
-
-        print(
-            f"loaded {job['file']} on {comm.size} ranks (each read its share): {lp.num_vertices:,d} "
-            f"vertices, {lp.part.num_edges:,d} edges{' (weighted)' if lp.weighted else ''}, "
-            f"{lp.part.src.size:,d} edges on rank 0, in {time.perf_counter() - t0:.2f} s",
-            file=sys.stderr,
-        )
-    view = IdView(lp.ids, lp.weighted, lp.min_weight)
-    program, max_iter, active, _ = _program(job["command"], ns, view)
-    ssp = ssp_job(
-        program,
-        getattr(ns, "staleness", None),
-        getattr(ns, "straggler", None),
-        active=active,
-        checkpoint=job.get("checkpoint"),
-    )
-    res = run_part(
-        ssp,
-        lp.part,
-        program,
-        comm,
-        max_iter=max_iter,
-        active=active,
-        threads=threads,
-        progress=progress if comm.rank == 0 else None,
-        checkpoint=job.get("checkpoint"),
-    )
-    return view, res

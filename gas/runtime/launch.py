@@ -284,6 +284,92 @@ def _peer_addr(frame: Any) -> str:
         return "?"
 
 
+def _bind_router(addr: str, port: int) -> tuple[Any, Any]:
+    """Rank 0's rendezvous socket (a ROUTER bound to ``addr:port``) and its context."""
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.ROUTER)
+    tune(sock)
+    try:
+        sock.bind(f"tcp://{addr}:{port}")
+    except zmq.ZMQError as exc:
+        ctx.destroy(linger=0)
+        raise GasError(
+            f"rank 0 cannot listen on {addr}:{port} for the rendezvous ({exc}); "
+            "hint: set MASTER_PORT to a free port (the same on every rank)"
+        ) from None
+    return ctx, sock
+
+
+def _await_knock(
+    sock: Any,
+    deadline: float,
+    alive: Callable[[], str | None] | None,
+    where: str,
+    missing: list[int],
+    timeout: float,
+) -> None:
+    """Return once a message waits on ``sock``; raise when ``deadline`` passes or ``alive``
+    gives a reason the ranks cannot join (asked every 0.25 s while no rank is knocking)."""
+    while True:
+        left = deadline - time.monotonic()
+        wait = min(left, 0.25) if alive is not None else left
+        if left > 0 and sock.poll(int(wait * 1000)):
+            return
+        if left > 0 and alive is not None:
+            why = alive()
+            if why is not None:
+                raise GasError(f"rendezvous at {where}: {why}")
+            continue
+        raise GasError(
+            f"rendezvous at {where}: ranks {missing} did not join within {timeout:.0f} s "
+            "(hint: are they started with the same MASTER_ADDR/MASTER_PORT and world size?)"
+        )
+
+
+class _Admission:
+    """Rank 0's side of the handshake: a hello gets a challenge, a proof of the secret a seat."""
+
+    def __init__(self, size: int, secret: bytes, table: list[dict[str, Any] | None]) -> None:
+        self.size, self.secret, self.table = size, secret, table
+        self.pending: dict[bytes, tuple[int, str]] = {}
+        self.joined: dict[int, bytes] = {}
+
+    def missing(self) -> list[int]:
+        return [r for r in range(1, self.size) if r not in self.joined]
+
+    def receive(self, sock: Any, rid: bytes, body: list[Any], peer: str) -> None:
+        """Handle one message from peer ``rid``; a :class:`ProtocolError` for a bad one."""
+        size, secret = self.size, self.secret
+        msg = decode(body, size)
+        meta = msg.meta or {}
+        op = meta.get("op")
+        if msg.kind == CONTROL and op == "hello":
+            r, n, cn = meta.get("rank"), meta.get("size"), meta.get("nonce")
+            if n != size or not isinstance(r, int) or not 1 <= r < size or not isinstance(cn, str):
+                raise ProtocolError(f"hello for rank {r} of a world of {n} (this job: {size})")
+            if r in self.joined:
+                raise ProtocolError(f"rank {r} joined already")
+            sn = secrets.token_hex(16)
+            self.pending[rid] = (r, sn)
+            reply = {"op": "challenge", "nonce": sn, "proof": _mac(secret, "srv|" + cn)}
+            sock.send_multipart([rid, *encode(Message(CONTROL, 0, r, 0, [], reply))])
+        elif msg.kind == AUTH and op == "proof" and rid in self.pending:
+            r, sn = self.pending.pop(rid)
+            mac = meta.get("mac")
+            info = meta.get("info")
+            if not isinstance(mac, str) or not hmac.compare_digest(mac, _mac(secret, f"cli|{sn}|{r}")):
+                log.warning("rendezvous: refused a peer at %s claiming rank %d: wrong job secret", peer, r)
+                refuse = {"op": "refused", "why": "wrong job secret"}
+                sock.send_multipart([rid, *encode(Message(CONTROL, 0, r, 0, [], refuse))])
+                return
+            if not isinstance(info, dict) or info.get("rank") != r or r in self.joined:
+                raise ProtocolError(f"bad endpoint record for rank {r}")
+            self.table[r] = {k: info.get(k) for k in ("rank", "host", "endpoint")}
+            self.joined[r] = rid
+        else:
+            raise ProtocolError(f"unexpected {op!r} message at this point of the handshake")
+
+
 def rendezvous_serve(
     size: int,
     addr: str,
@@ -302,77 +388,21 @@ def rendezvous_serve(
     table[0] = me
     if size == 1:
         return [me]
-    ctx = zmq.Context()
-    sock = ctx.socket(zmq.ROUTER)
-    tune(sock)
-    try:
-        sock.bind(f"tcp://{addr}:{port}")
-    except zmq.ZMQError as exc:
-        ctx.destroy(linger=0)
-        raise GasError(
-            f"rank 0 cannot listen on {addr}:{port} for the rendezvous ({exc}); "
-            "hint: set MASTER_PORT to a free port (the same on every rank)"
-        ) from None
-    pending: dict[bytes, tuple[int, str]] = {}
-    joined: dict[int, bytes] = {}
+    ctx, sock = _bind_router(addr, port)
+    adm = _Admission(size, secret, table)
     deadline = time.monotonic() + timeout
     try:
-        while len(joined) < size - 1:
-            left = deadline - time.monotonic()
-            # with ``alive``, wake every 0.25 s to ask it while no rank is knocking
-            wait = min(left, 0.25) if alive is not None else left
-            if left <= 0 or not sock.poll(int(wait * 1000)):
-                if left > 0 and alive is not None:
-                    why = alive()
-                    if why is not None:
-                        raise GasError(f"rendezvous at {addr}:{port}: {why}")
-                    continue
-                missing = [r for r in range(1, size) if r not in joined]
-                raise GasError(
-                    f"rendezvous at {addr}:{port}: ranks {missing} did not join within {timeout:.0f} s "
-                    "(hint: are they started with the same MASTER_ADDR/MASTER_PORT and world size?)"
-                )
+        while len(adm.joined) < size - 1:
+            _await_knock(sock, deadline, alive, f"{addr}:{port}", adm.missing(), timeout)
             frames = sock.recv_multipart(copy=False)
             rid, body = frames[0].bytes, frames[1:]
             peer = _peer_addr(body[0]) if body else "?"
             try:
-                msg = decode(body, size)
-                meta = msg.meta or {}
-                op = meta.get("op")
-                if msg.kind == CONTROL and op == "hello":
-                    r, n, cn = meta.get("rank"), meta.get("size"), meta.get("nonce")
-                    if n != size or not isinstance(r, int) or not 1 <= r < size or not isinstance(cn, str):
-                        raise ProtocolError(f"hello for rank {r} of a world of {n} (this job: {size})")
-                    if r in joined:
-                        raise ProtocolError(f"rank {r} joined already")
-                    sn = secrets.token_hex(16)
-                    pending[rid] = (r, sn)
-                    reply = {"op": "challenge", "nonce": sn, "proof": _mac(secret, "srv|" + cn)}
-                    sock.send_multipart([rid, *encode(Message(CONTROL, 0, r, 0, [], reply))])
-                elif msg.kind == AUTH and op == "proof" and rid in pending:
-                    r, sn = pending.pop(rid)
-                    mac = meta.get("mac")
-                    info = meta.get("info")
-                    if not isinstance(mac, str) or not hmac.compare_digest(
-                        mac, _mac(secret, f"cli|{sn}|{r}")
-                    ):
-                        log.warning(
-                            "rendezvous: refused a peer at %s claiming rank %d: wrong job secret", peer, r
-                        )
-                        refuse = {"op": "refused", "why": "wrong job secret"}
-                        sock.send_multipart([rid, *encode(Message(CONTROL, 0, r, 0, [], refuse))])
-                        continue
-                    if not isinstance(info, dict) or info.get("rank") != r or r in joined:
-                        raise ProtocolError(f"bad endpoint record for rank {r}")
-                    table[r] = {k: info.get(k) for k in ("rank", "host", "endpoint")}
-                    joined[r] = rid
-                else:
-                    raise ProtocolError(f"unexpected {op!r} message at this point of the handshake")
+                adm.receive(sock, rid, body, peer)
             except ProtocolError as exc:
                 log.warning("rendezvous: ignored a message from %s: %s", peer, exc)
-                continue
         full = [t for t in table if t is not None]
-        for r, rid in joined.items():
+        for r, rid in adm.joined.items():
             sock.send_multipart([rid, *encode(Message(CONTROL, 0, r, 0, [], {"op": "table", "table": full}))])
         return full
     finally:

@@ -5,9 +5,14 @@
 They meet over loopback ZeroMQ with a random job secret, and each process gets
 ``cores // N`` Numba threads. A cluster runs any number of jobs: rank 0 partitions the graph
 (:func:`gas.partition.partition`), sends every worker its part (edges, edge data, masters) over
-the wire, and the ranks run :func:`gas.runtime.bsp.run_partition`. Kernels are compiled
+the wire, and the ranks run :func:`gas.runtime.dispatch.run_part`. Kernels are compiled
 (or loaded from the disk cache) by rank 0 on a tiny graph before the workers start, so workers
 only load them.
+
+The runtime settings of a job (staleness, snapshots, a state to restore, the asynchronous
+engine's scheduler, ...) are one frozen :class:`gas.options.RunOptions`; the keywords of earlier
+versions (``seed=``, ``staleness=``, ``checkpoint={...}``, ``restore={...}``, ...) are still
+accepted and folded into it (:func:`fold_keywords`).
 
 Programs travel as their class's import path and their instance attributes as JSON (numbers,
 strings, field-type dicts): a program must be importable by the workers (defined in a module,
@@ -33,6 +38,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -40,11 +46,14 @@ import numpy as np
 from gas.engine import RunResult, SyncEngine, active_mask
 from gas.errors import GasError
 from gas.graph import Graph
+from gas.options import CheckpointOptions, Restore, RunOptions, Staleness
 from gas.program import VertexProgram
+from gas.program_spec import overridden
 from gas.runtime.bsp import part_of_graph
 from gas.runtime.comm import Comm
+from gas.runtime.dispatch import job_note, run_part
 from gas.runtime.protocol import DATA
-from gas.runtime.ssp import run_part, ssp_job
+from gas.runtime.ssp import ssp_job
 
 # moved to gas.runtime.wire and gas.runtime.worker; re-exported for existing import paths
 from gas.runtime.wire import (  # noqa: F401
@@ -57,9 +66,18 @@ from gas.runtime.wire import (  # noqa: F401
     send_part,
     send_restore,
 )
-from gas.runtime.worker import _threads_per_proc, _worker_main, serve  # noqa: F401
+from gas.runtime.worker import _worker_main, serve, threads_per_proc  # noqa: F401
 
-__all__ = ["LocalCluster", "run_distributed", "run_launched", "program_to_json", "program_from_json"]
+__all__ = [
+    "LocalCluster",
+    "run_distributed",
+    "run_launched",
+    "fold_keywords",
+    "program_to_json",
+    "program_from_json",
+]
+
+Progress = Callable[[dict[str, Any]], None] | None
 
 
 def warm_kernels(program: VertexProgram, edge_columns: list[str]) -> None:
@@ -69,8 +87,41 @@ def warm_kernels(program: VertexProgram, edge_columns: list[str]) -> None:
     eng = SyncEngine(g, program)
     eng.run(1)
     eng.run(1, active=[0])
-    SyncEngine._aggregate(eng)
+    eng.aggregate()
     eng.combine(np.zeros(0, np.int64), np.zeros((0, *eng.spec.gather_shape), eng.spec.gather_base))
+
+
+def fold_keywords(options: RunOptions | None, **kw: Any) -> RunOptions:
+    """``options`` with the run keywords of earlier versions folded in (those not None).
+
+    ``staleness``/``straggler``/``fresh``/``sweeps`` become a :class:`gas.options.Staleness`,
+    a ``checkpoint`` dict (``{"dir", "every", "meta"}``) a :class:`gas.options.CheckpointOptions`,
+    a ``restore`` dict a :class:`gas.options.Restore`; ``seed``, ``edges``, ``scheduler``,
+    ``consistency``, ``priority_ratio`` and ``max_work`` are the fields of the same names.
+
+    Examples
+    --------
+    >>> o = fold_keywords(None, staleness=1, checkpoint={"dir": "d", "every": 2}, seed=3)
+    >>> o.staleness.staleness, o.checkpoint.every, o.seed
+    (1, 2, 3)
+    """
+    known = {"seed", "checkpoint", "restore", "staleness", "straggler", "fresh", "sweeps", "edges"}
+    known |= {"scheduler", "consistency", "priority_ratio", "max_work", "threads", "debug"}
+    unknown = set(kw) - known
+    if unknown:
+        raise TypeError(f"unexpected keyword argument(s) {sorted(unknown)}")
+    st = [kw.pop(k, None) for k in ("staleness", "straggler", "fresh", "sweeps")]
+    if st[0] is not None or st[1] is not None:
+        fresh = True if st[2] is None else bool(st[2])
+        kw["staleness"] = Staleness(0 if st[0] is None else st[0], st[1], fresh, st[3] or 0)
+    elif st[3]:  # local sweeps are a staleness setting: refused without one, as before
+        raise GasError("local sweeps (sweeps=) need bounded staleness (staleness=)")
+    ck, rs = kw.get("checkpoint"), kw.get("restore")
+    if isinstance(ck, dict):
+        kw["checkpoint"] = CheckpointOptions.from_json(ck) if ck else None
+    if isinstance(rs, dict):
+        kw["restore"] = Restore.from_dict(rs)
+    return (options or RunOptions()).updated(**kw)
 
 
 # ---------------------------------------------------------------------- local cluster
@@ -86,6 +137,15 @@ class LocalCluster:
     """``procs`` processes on this machine: this one (rank 0) and ``procs - 1`` spawned workers.
 
     Use as a context manager, or call :meth:`close`. Workers are reused across :meth:`run` calls.
+
+    Examples
+    --------
+    >>> import gas
+    >>> from gas.algorithms.components import ComponentsProgram
+    >>> g = gas.Graph.from_edges([0, 2], [1, 3], num_vertices=4)
+    >>> with LocalCluster(1) as c:  # one process: no workers spawned
+    ...     c.run(g, ComponentsProgram()).output.tolist()
+    [0, 0, 2, 2]
     """
 
     def __init__(self, procs: int, *, timeout: float = 120.0) -> None:
@@ -109,7 +169,7 @@ class LocalCluster:
         try:
             t = connect_world(0, procs, env=env, timeout=timeout, alive=self._workers_alive)
         except BaseException:
-            self._kill()
+            self.kill()
             raise
         self.comm = Comm(t)
 
@@ -130,112 +190,85 @@ class LocalCluster:
         graph: Graph,
         program: VertexProgram,
         *,
+        engine: str = "sync",
         partition: str = "hdrf",
-        seed: int = 0,
         max_iter: int = 100,
         active: Any = None,
-        progress: Callable[[dict[str, Any]], None] | None = None,
-        checkpoint: dict[str, Any] | None = None,
+        progress: Progress = None,
+        options: RunOptions | None = None,
         assignment: Any = None,
-        restore: dict[str, Any] | None = None,
-        staleness: int | None = None,
-        straggler: Any = None,
-        edges: bool = False,
-        engine: str = "sync",
-        scheduler: str = "fifo",
-        consistency: str | None = None,
-        priority_ratio: float = 0.01,
-        fresh: bool = True,
-        sweeps: int = 0,
-        max_work: int | None = None,
+        **keywords: Any,
     ) -> RunResult:
         """Partition ``graph``, run ``program`` on every rank; the whole result (rank 0).
 
-        ``staleness``/``straggler``/``fresh``/``sweeps``: bounded staleness (see
-        :mod:`gas.runtime.ssp`; ``fresh=False`` never reads a peer's future supersteps; ``sweeps``:
-        local sweeps while waiting, delta programs only).
-        ``restore``: global vertex and edge arrays to start from instead of ``init`` (a snapshot,
-        or :func:`run_distributed`'s ``initial``). ``edges``: also return the program's edge fields.
         ``engine="async"``: the asynchronous engine by chromatic steps
-        (:mod:`gas.runtime.async_dist`) with ``scheduler`` and ``consistency``; ``max_work``
-        its budget by work (edges visited plus vertex updates over every rank).
+        (:mod:`gas.runtime.async_dist`). ``options``: the job's settings
+        (:class:`gas.options.RunOptions`: ``seed`` of the partitioner, ``staleness``,
+        ``checkpoint``, ``restore`` (global arrays to start from instead of ``init``), ``edges``
+        (also return the program's edge fields), the asynchronous engine's ``scheduler``,
+        ``consistency``, ``priority_ratio`` and ``max_work``); the keywords of earlier versions
+        are folded into it (:func:`fold_keywords`). ``assignment``: a ready partition
+        (``procs`` parts) instead of partitioning with ``partition``.
         """
-        from gas.partition import partition as make_partition
-
-        ssp = ssp_job(
-            program,
-            staleness,
-            straggler,
-            active=active,
-            checkpoint=checkpoint,
-            restore=restore,
-            fresh=fresh,
-            sweeps=sweeps,
-        )
-        color = _async_job(graph, program, engine, scheduler, consistency, ssp)
-        P = self.procs
-        if assignment is None:
-            assignment = make_partition(graph, partition, num_parts=P, seed=seed)
-        elif assignment.num_parts != P:
-            raise GasError(f"Expected an assignment of {P} parts (got {assignment.num_parts})")
+        opts = fold_keywords(options, **keywords)
+        st = opts.staleness
+        if st is not None:  # refused before any work
+            ssp_job(
+                program, None if st.staleness == 0 and st.straggler is not None else st.staleness,
+                st.straggler, active=active, checkpoint=opts.checkpoint, restore=opts.restore,
+                fresh=st.fresh, sweeps=st.sweeps,
+            )  # fmt: skip
+        color = _async_job(graph, program, engine, opts)
+        assignment = self._assignment(graph, partition, assignment, opts.seed)
         act = None if active is None else np.flatnonzero(active_mask(active, graph.num_vertices))
-        if P > 1:
-            warm_kernels(program, sorted(graph.edata))
-            t = self.comm.t
-            assert t is not None
-            job = {
-                "op": "run",
-                "program": program_to_json(program),
-                "max_iter": int(max_iter),
-                "max_work": None if max_work is None else int(max_work),
-                "active": None if act is None else act.tolist(),
-                "checkpoint": checkpoint,
-                "ssp": ssp,
-                "edges": bool(edges),
-                "async": None
-                if color is None
-                else {"scheduler": scheduler, "priority_ratio": priority_ratio},
-                "restore": None
-                if restore is None
-                else {
-                    "step": int(restore["step"]),
-                    "done": bool(restore.get("done")),
-                    "init": bool(restore.get("init")),
-                    "vertex": sorted(restore["vertex"]),
-                    "edges": sorted(restore["edges"]),
-                },
-            }
-            self.comm.bcast_meta(job)
-            for r in range(1, P):
-                send_part(t, r, part_of_graph(graph, assignment.master, assignment.edge_part, r))
-                if color is not None:
-                    t.send(r, DATA, 0, [color])
-                if restore is not None:
-                    send_restore(t, r, restore)
+        if self.procs > 1:
+            self._announce(graph, program, assignment, opts, max_iter, act, color)
         part0 = part_of_graph(graph, assignment.master, assignment.edge_part, 0)
         try:
             return run_part(
-                ssp,
-                part0,
-                program,
-                self.comm,
-                color=color,
-                scheduler=scheduler,
-                priority_ratio=priority_ratio,
-                max_iter=max_iter,
-                active=act,
-                threads=_threads_per_proc(P),
-                progress=progress,
-                checkpoint=checkpoint,
-                restore=restore,
-                edges=edges,
-                max_work=max_work,
-            )
+                part0, program, self.comm, max_iter=max_iter, active=act, progress=progress,
+                options=replace(opts, threads=threads_per_proc(self.procs)), color=color,
+            )  # fmt: skip
         except BaseException:
-            self._kill()
+            self.kill()
             raise
 
-    def _kill(self) -> None:
+    def _assignment(self, graph: Graph, partition: str, assignment: Any, seed: int) -> Any:
+        """``assignment`` checked against the cluster's size, or ``graph`` partitioned."""
+        from gas.partition import partition as make_partition
+
+        if assignment is None:
+            return make_partition(graph, partition, num_parts=self.procs, seed=seed)
+        if assignment.num_parts != self.procs:
+            raise GasError(f"Expected an assignment of {self.procs} parts (got {assignment.num_parts})")
+        return assignment
+
+    def _announce(
+        self,
+        graph: Graph,
+        program: VertexProgram,
+        assignment: Any,
+        opts: RunOptions,
+        max_iter: int,
+        act: np.ndarray | None,
+        color: np.ndarray | None,
+    ) -> None:
+        """Warm the kernels, broadcast the job, send every worker its part (and colouring, snapshot)."""
+        warm_kernels(program, sorted(graph.edata))
+        t = self.comm.t
+        assert t is not None
+        self.comm.bcast_meta(
+            job_note(program, opts, max_iter=max_iter, active=act, asynchronous=color is not None)
+        )
+        for r in range(1, self.procs):
+            send_part(t, r, part_of_graph(graph, assignment.master, assignment.edge_part, r))
+            if color is not None:
+                t.send(r, DATA, 0, [color])
+            if opts.restore is not None:
+                send_restore(t, r, opts.restore.as_dict())
+
+    def kill(self) -> None:
+        """Stop the workers at once, without a goodbye (for a job that failed midway)."""
         if self.comm.t is not None:
             self.comm.t.close()
             self.comm = Comm(None)
@@ -256,7 +289,7 @@ class LocalCluster:
             self.comm = Comm(None)
         for p in self.workers:
             p.join(10)
-        self._kill()
+        self.kill()
 
     def __enter__(self) -> LocalCluster:
         return self
@@ -265,31 +298,22 @@ class LocalCluster:
         self.close()
 
 
-def _check_job(
-    graph: Graph,
-    program: VertexProgram,
-    engine: str,
-    scheduler: str,
-    consistency: str | None,
-    ssp: Any,
-) -> str | None:
+def _check_job(graph: Graph, program: VertexProgram, engine: str, opts: RunOptions) -> str | None:
     """Refuse what the process runtime does not run; the asynchronous engine's consistency model
     (None for the sync engine)."""
-    from gas.program_spec import overridden as _overridden
-
     model = None
     if engine == "async":
-        if ssp:
+        if opts.staleness is not None:
             raise GasError(
                 "The asynchronous engine has no supersteps to bound: --staleness/--straggler apply "
                 "to the synchronous engine (drop --engine async)"
             )
         from gas.runtime.async_dist import check_async
 
-        model = check_async(program, graph, scheduler, consistency)
+        model = check_async(program, graph, opts.scheduler, opts.consistency)
     elif engine != "sync":
         raise GasError(f"Unknown engine {engine!r}; known: sync, async")
-    if isinstance(program, VertexProgram) and _overridden(program, "priority") is not None:
+    if isinstance(program, VertexProgram) and overridden(program, "priority") is not None:
         raise GasError(
             f"{type(program).__name__} schedules vertices through priority(v), which the process "
             "runtime does not read (its workers schedule by signals): run it on one process, or "
@@ -298,17 +322,10 @@ def _check_job(
     return model
 
 
-def _async_job(
-    graph: Graph,
-    program: VertexProgram,
-    engine: str,
-    scheduler: str,
-    consistency: str | None,
-    ssp: Any,
-) -> np.ndarray | None:
+def _async_job(graph: Graph, program: VertexProgram, engine: str, opts: RunOptions) -> np.ndarray | None:
     """The colouring that schedules an asynchronous run (None for the sync engine), after
     refusing what the process runtime does not run (:func:`_check_job`)."""
-    model = _check_job(graph, program, engine, scheduler, consistency, ssp)
+    model = _check_job(graph, program, engine, opts)
     if model is None:
         return None
     from gas.runtime.async_dist import async_groups
@@ -322,21 +339,14 @@ def run_distributed(
     procs: int = 2,
     partition: str = "hdrf",
     *,
-    seed: int = 0,
+    engine: str = "sync",
     max_iter: int = 100,
     active: Any = None,
-    progress: Callable[[dict[str, Any]], None] | None = None,
-    checkpoint: dict[str, Any] | None = None,
+    progress: Progress = None,
+    options: RunOptions | None = None,
     cluster: LocalCluster | None = None,
-    staleness: int | None = None,
-    straggler: Any = None,
     initial: dict[str, dict[str, np.ndarray]] | None = None,
-    edges: bool = False,
-    engine: str = "sync",
-    scheduler: str = "fifo",
-    consistency: str | None = None,
-    priority_ratio: float = 0.01,
-    max_work: int | None = None,
+    **keywords: Any,
 ) -> RunResult:
     """Run ``program`` on ``graph`` split over ``procs`` local processes (see the module docstring).
 
@@ -348,36 +358,26 @@ def run_distributed(
     procs : int, default 2
     partition : str, default "hdrf"
         A :func:`gas.partition.available_methods` name.
-    seed, max_iter, active, progress
-        As in :func:`gas.partition.partition` and :meth:`gas.SyncEngine.run`.
-    checkpoint : dict, optional
-        ``{"dir": D, "every": K}``: snapshot every K supersteps (see :mod:`gas.runtime.checkpoint`).
+    engine : {"sync", "async"}, default "sync"
+        ``"async"``: the asynchronous engine across processes by chromatic steps
+        (:mod:`gas.runtime.async_dist`; ``max_iter`` counts rounds).
+    max_iter, active, progress
+        As in :meth:`gas.SyncEngine.run`.
+    options : RunOptions, optional
+        The job's settings (:class:`gas.options.RunOptions`): the partitioner's ``seed``,
+        ``staleness`` (bounded staleness, static programs only), ``checkpoint`` (snapshots, see
+        :mod:`gas.runtime.checkpoint`), ``restore``, ``edges`` (also return the program's edge
+        fields, ``RunResult.edge_data`` by edge id), the asynchronous engine's ``scheduler``,
+        ``consistency``, ``priority_ratio`` and ``max_work``, and ``timeout``. The keywords of
+        earlier versions (``seed=``, ``staleness=``, ``checkpoint={...}``, ...) are folded in
+        (:func:`fold_keywords`).
     cluster : LocalCluster, optional
         Reuse running workers (``procs`` is then the cluster's).
-    staleness : int, optional
-        Bounded staleness ``s >= 0`` (SSP, :mod:`gas.runtime.ssp`): the fastest worker runs at
-        most ``s`` supersteps ahead of the slowest; 0 is BSP. Static programs only.
-    straggler : (int, float) or str, optional
-        ``(rank, seconds)`` or ``"RANK:SECONDS"``: delay added to each superstep of that rank.
     initial : dict, optional
         ``{"vertex": {field: array}, "edges": {field: array}}``: starting values by internal
         vertex id and by edge id (``graph``'s order), e.g. a random start drawn by the caller.
         Written before the program's ``init`` runs, as on one process when the caller fills
         ``engine.columns`` before ``run`` (``init`` may set other fields, or overwrite these).
-    edges : bool, default False
-        Also return the program's edge fields (``RunResult.edge_data``, by edge id).
-    engine : {"sync", "async"}, default "sync"
-        ``"async"``: the asynchronous engine across processes by chromatic steps
-        (:mod:`gas.runtime.async_dist`; ``max_iter`` counts rounds).
-    scheduler : {"fifo", "priority", "sweep"}, default "fifo"
-    consistency : {"vertex", "edge"}, optional
-        For ``engine="async"`` (default: the weakest model the program is safe under).
-    priority_ratio : float, default 0.01
-        ``scheduler="priority"``: a round runs the scheduled vertices whose priority is at least
-        this share of the highest (as :class:`gas.AsyncEngine`'s).
-    max_work : int, optional
-        ``engine="async"``: stop once the edges visited plus the vertex updates, over every
-        rank, reach this (:func:`gas.async_engine.superstep_work` is one superstep's worth).
 
     Returns
     -------
@@ -387,47 +387,50 @@ def run_distributed(
         ``max_work``) returns ``converged=False`` rather than raising, as
         :meth:`gas.SyncEngine.run` does; the bundled algorithms and the ``gas`` command turn it
         into a :class:`gas.ConvergenceError` (exit status 3).
+
+    Examples
+    --------
+    >>> import gas
+    >>> from gas.algorithms.components import ComponentsProgram
+    >>> g = gas.Graph.from_edges([0, 2], [1, 3], num_vertices=4)
+    >>> run_distributed(g, ComponentsProgram(), procs=1).output.tolist()
+    [0, 0, 2, 2]
     """
-    # what cannot run is refused before any worker is spawned
-    _check_job(graph, program, engine, scheduler, consistency, staleness is not None or straggler is not None)
-    restore = None
+    opts = fold_keywords(options, **keywords)
+    _check_job(graph, program, engine, opts)  # what cannot run is refused before any worker is spawned
     if initial is not None:
-        restore = _initial_state(graph, program, initial, active)
+        opts = replace(opts, restore=initial_state(graph, program, initial, active))
         active = None
-    workers = contextlib.nullcontext(cluster) if cluster is not None else LocalCluster(procs)
+    workers = (
+        contextlib.nullcontext(cluster) if cluster is not None else LocalCluster(procs, timeout=opts.timeout)
+    )
     with workers as c:
         return c.run(
-            graph,
-            program,
-            partition=partition,
-            seed=seed,
-            max_iter=max_iter,
-            active=active,
-            progress=progress,
-            checkpoint=checkpoint,
-            staleness=staleness,
-            straggler=straggler,
-            restore=restore,
-            edges=edges,
-            engine=engine,
-            scheduler=scheduler,
-            consistency=consistency,
-            priority_ratio=priority_ratio,
-            max_work=max_work,
-        )
+            graph, program, engine=engine, partition=partition, max_iter=max_iter, active=active,
+            progress=progress, options=opts,
+        )  # fmt: skip
 
 
-def _initial_state(
-    graph: Graph, program: VertexProgram, initial: dict[str, dict[str, np.ndarray]], active: Any
-) -> dict[str, Any]:
-    """``initial`` checked against the program's fields, as a step-0 snapshot (the restore form)."""
+def initial_state(
+    graph: Graph, program: VertexProgram, initial: dict[str, dict[str, np.ndarray]], active: Any = None
+) -> Restore:
+    """``initial`` checked against the program's fields, as a step-0 :class:`gas.options.Restore`.
+
+    Examples
+    --------
+    >>> import gas
+    >>> from gas.algorithms.pagerank import PageRankProgram
+    >>> g = gas.Graph.from_edges([0, 1], [1, 2])
+    >>> initial_state(g, PageRankProgram(), {"vertex": {"rank": np.ones(3)}}).to_json()
+    {'step': 0, 'done': False, 'init': True, 'vertex': ['rank'], 'edges': []}
+    """
     unknown = set(initial) - {"vertex", "edges"}
     if unknown:
         raise GasError(
             f"Expected initial = {{'vertex': {{...}}, 'edges': {{...}}}} (got keys {sorted(unknown)})"
         )
     vfields, efields = set(program.vertex_data), set(program.edge_data)
-    out: dict[str, Any] = {"step": 0, "done": False, "init": True, "vertex": {}, "edges": {}}
+    out: dict[str, dict[str, np.ndarray]] = {"vertex": {}, "edges": {}}
     for kind, names, size in (("vertex", vfields, graph.num_vertices), ("edges", efields, graph.num_edges)):
         for k, vals in initial.get(kind, {}).items():
             if k not in names:
@@ -440,8 +443,8 @@ def _initial_state(
                 raise GasError(f"initial {kind} field {k!r} has {a.shape[:1]} rows (expected {size})")
             out[kind][k] = a
     n = graph.num_vertices
-    out["active"] = np.ones(n, bool) if active is None else active_mask(active, n).view(np.bool_)
-    return out
+    act = np.ones(n, bool) if active is None else active_mask(active, n).view(np.bool_)
+    return Restore(0, out["vertex"], out["edges"], active=act, done=False, init=True)
 
 
 def run_launched(
@@ -449,52 +452,40 @@ def run_launched(
     program: VertexProgram,
     comm: Comm,
     *,
+    engine: str = "sync",
     partition: str = "hdrf",
-    seed: int = 0,
     max_iter: int = 100,
     active: Any = None,
-    progress: Callable[[dict[str, Any]], None] | None = None,
-    checkpoint: dict[str, Any] | None = None,
-    staleness: int | None = None,
-    straggler: Any = None,
-    engine: str = "sync",
-    scheduler: str = "fifo",
-    consistency: str | None = None,
-    priority_ratio: float = 0.01,
-    max_work: int | None = None,
+    progress: Progress = None,
+    options: RunOptions | None = None,
+    **keywords: Any,
 ) -> RunResult:
     """Every rank of a launcher-started job holds ``graph``; each runs its part (same seed).
 
     Returns the whole result on rank 0, and the rank's local view on the others (its
     ``converged`` is the job's: every rank decides it on the same reduced values).
-    ``engine="async"`` and ``max_work``: as in :func:`run_distributed` (every rank computes the
-    same colouring).
+    ``engine`` and ``options``: as in :func:`run_distributed` (every rank computes the same
+    colouring); the keywords of earlier versions are folded into ``options``.
     """
     from gas.partition import partition as make_partition
 
-    ssp = ssp_job(program, staleness, straggler, active=active, checkpoint=checkpoint)
-    color = _async_job(graph, program, engine, scheduler, consistency, ssp)
+    opts = fold_keywords(options, **keywords)
+    st = opts.staleness
+    if st is not None:
+        ssp_job(
+            program, None if st.staleness == 0 and st.straggler is not None else st.staleness,
+            st.straggler, active=active, checkpoint=opts.checkpoint,
+        )  # fmt: skip
+    color = _async_job(graph, program, engine, opts)
     t0 = time.perf_counter()
-    a = make_partition(graph, partition, num_parts=comm.size, seed=seed)
+    a = make_partition(graph, partition, num_parts=comm.size, seed=opts.seed)
     part = part_of_graph(graph, a.master, a.edge_part, comm.rank)
     if progress is not None and comm.rank == 0:
         print(
             f"partitioned ({partition}, {comm.size} parts) in {time.perf_counter() - t0:.2f} s",
             file=sys.stderr,
         )
-    res = run_part(
-        ssp,
-        part,
-        program,
-        comm,
-        color=color,
-        scheduler=scheduler,
-        priority_ratio=priority_ratio,
-        max_iter=max_iter,
-        active=active,
-        threads=None,
-        progress=progress if comm.rank == 0 else None,
-        checkpoint=checkpoint,
-        max_work=max_work,
-    )
-    return res
+    return run_part(
+        part, program, comm, max_iter=max_iter, active=active,
+        progress=progress if comm.rank == 0 else None, options=opts, color=color,
+    )  # fmt: skip

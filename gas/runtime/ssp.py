@@ -63,7 +63,7 @@ Examples
 --------
 >>> import threading, numpy as np, gas
 >>> from gas.runtime.comm import Comm
->>> from gas.runtime.bsp import part_of_graph
+>>> from gas.runtime.worker_graph import part_of_graph
 >>> from gas.runtime.transport import InProcHub
 >>> from gas.algorithms.pagerank import PageRankProgram
 >>> g = gas.Graph.from_edges([0, 1, 2, 2, 3], [1, 2, 0, 3, 0])
@@ -91,17 +91,18 @@ from typing import Any
 
 import numpy as np
 
-from gas.engine import RunResult
+from gas.engine_result import RunLog, RunResult
 from gas.errors import GasError
 from gas.program import EdgeDir, VertexProgram
-from gas.runtime.bsp import NetworkExchange, WorkerPart, collect_masters, part_engine
-from gas.runtime.comm import Comm
+from gas.runtime.bsp import collect_masters
+from gas.runtime.comm import Comm, reduce_ranks
+from gas.runtime.dist_engine import DistEngine, part_engine
+from gas.runtime.network_exchange import NetworkExchange
 from gas.runtime.ssp_state import (  # noqa: F401  (re-exported: the old import paths keep working)
     _TAG_BASE,
     DONE,
     PARTIAL,
     VALUES,
-    _fold_ranks,
     _SSPState,
     _tag,
     _untag,
@@ -113,12 +114,11 @@ from gas.runtime.ssp_straggler import (  # noqa: F401  (re-exported)
     slow_rank,
     straggler_delay,
 )
-from gas.threads import num_threads
+from gas.runtime.worker_graph import WorkerPart
 
 __all__ = [
     "SSPRunResult",
     "run_partition_ssp",
-    "run_part",
     "ssp_job",
     "check_ssp",
     "delta_fields",
@@ -232,156 +232,189 @@ def run_partition_ssp(
             "is only sound when the exchanged values are changes, each counted once"
         )
     eng, _ = part_engine(part, program, comm, threads)
-    partition = eng.partition
-    ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
-    g, k = eng.graph, eng.k
-    n = g.num_vertices
-    spec = eng.spec
-    VC, EC, P, C, ch = eng.VC, eng.EC, eng.params, eng.ctx, eng.chunks
-    act = np.ones(n, np.uint8)
-    masters = partition.is_master.astype(np.uint8)
-    gathers = program.gather_edges != EdgeDir.NONE
-    total_visit = int(eng._visit_deg.sum())
-    stats: list[dict[str, Any]] = []
-    lag_sum, lag_max, lag_n, waited = 0, 0, 0, 0.0
-    it = 0
-    with num_threads(eng.threads):
-        C["iteration"] = 0
-        k.k_init(ch, VC, EC, P, C)
+    log = RunLog(eng, progress=progress)
+    with eng.thread_scope():
+        run = _SSPRun(eng, comm, s, delta, fresh, sweeps, straggler)
+        while log.iteration < max_iter:
+            if not run.superstep(log):
+                break
+            if run.st.stop_at is not None and run.single:
+                break
+        if not run.single:
+            run.st.drain()
+    converged = run.st.stop_at is not None
+    if converged:
+        log.aggregates = run.st.final
+    res = SSPRunResult(**vars(log.finish(converged)), ssp=run.summary(log.iteration))
+    return collect_masters(res, eng, comm, eng.partition.num_global_vertices)
+
+
+class _SSPRun:
+    """One rank's bounded-staleness run: the supersteps of :func:`run_partition_ssp` built from
+    the engine's public steps, the SSP messages of :class:`_SSPState`, and the local sweeps."""
+
+    def __init__(
+        self,
+        eng: DistEngine,
+        comm: Comm,
+        s: int,
+        delta: tuple[str, ...],
+        fresh: bool,
+        sweeps: int,
+        straggler: Any,
+    ) -> None:
+        self.eng, self.comm, self.s, self.straggler = eng, comm, s, straggler
+        ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
+        self.ex = ex
+        partition = eng.partition
+        n = eng.graph.num_vertices
+        self.act = np.ones(n, np.uint8)
+        self.masters = partition.is_master.astype(np.uint8)
+        self.gathers = eng.gathers
+        self.total_visit = int(eng.visit_degree.sum())
+        self.lag_sum, self.lag_max, self.lag_n, self.waited = 0, 0, 0, 0.0
+        eng.ctx["iteration"] = 0
+        eng.init()
         # every rank's share after init (all-gathered: the same fold as BSP's all-reduce)
-        st = _SSPState(comm, eng, [a[0] for a in comm.allgather([eng.local_share()])], s, delta, fresh)
+        shares = [a[0] for a in comm.allgather([eng.local_share()])]
+        self.st = st = _SSPState(comm, eng, shares, s, delta, fresh)
         # delta mode: mirror rows of delta fields, cleared after each gather has read them
-        clear = [eng.columns[f] for f in delta if f in ex.sync_names] if comm.t is not None else []
-        mirror_rows = np.flatnonzero(~partition.is_master)
-        single = comm.t is None
-        aggs: dict[str, float] = {}
-        need = [p for p, ids in ex.master_gather.items() if ids.size] if gathers else []
+        self.clear = [eng.columns[f] for f in delta if f in ex.sync_names] if comm.t is not None else []
+        self.mirror_rows = np.flatnonzero(~partition.is_master)
+        self.single = comm.t is None
+        self.need = [p for p, ids in ex.master_gather.items() if ids.size] if self.gathers else []
         # local sweeps (delta mode): their changes for peers wait in these buffers and travel,
         # added, with the next partial / values message
-        budget = sweeps if (sweeps and s > 0 and not single and gathers) else 0
-        pbuf: dict[int, np.ndarray] = {}
-        vbuf: dict[int, list[np.ndarray]] = {}
-        adds = st.adds
-        nsweep, total_sweeps = 0, 0
+        self.budget = sweeps if (sweeps and s > 0 and not self.single and self.gathers) else 0
+        self.pbuf: dict[int, np.ndarray] = {}
+        self.vbuf: dict[int, list[np.ndarray]] = {}
+        self.adds = st.adds
+        self.nsweep, self.total_sweeps = 0, 0
 
-        def gather_all() -> None:
-            eng._gather(act, everyone=True)
-            for col in clear:
-                col[mirror_rows] = 0.0
+    def gather_all(self) -> None:
+        """The local gather of every vertex; delta mirrors cleared once read."""
+        self.eng.gather(self.act, everyone=True)
+        for col in self.clear:
+            col[self.mirror_rows] = 0.0
 
-        def sweep() -> None:
-            """One local gather and apply between exchanges; every change still counted once."""
-            nonlocal nsweep
-            gather_all()
-            for q, ids in ex.mirror_gather.items():
-                if ids.size:
-                    pbuf[q] = eng.acc[ids] + pbuf[q] if q in pbuf else eng.acc[ids]
-            for p in need:
-                if p in st.partials:
-                    eng.combine(ex.master_gather[p], st.partials.pop(p))
-            k.k_apply(eng.apply_chunks, masters, VC, EC, P, eng.acc, C)
-            for q in st.peers:
-                rows = ex.master_lists[q]
-                if rows.size:
-                    new = [col[rows] for col, add in zip(st.cols, adds) if add]
-                    vbuf[q] = [a + b for a, b in zip(vbuf[q], new)] if q in vbuf else new
-            nsweep += 1
+    def sweep(self) -> None:
+        """One local gather and apply between exchanges; every change still counted once."""
+        eng, ex, st, pbuf, vbuf = self.eng, self.ex, self.st, self.pbuf, self.vbuf
+        self.gather_all()
+        for q, ids in ex.mirror_gather.items():
+            if ids.size:
+                pbuf[q] = eng.acc[ids] + pbuf[q] if q in pbuf else eng.acc[ids]
+        for p in self.need:
+            if p in st.partials:
+                eng.combine(ex.master_gather[p], st.partials.pop(p))
+        eng.apply(self.masters)
+        for q in st.peers:
+            rows = ex.master_lists[q]
+            if rows.size:
+                new = [col[rows] for col, add in zip(st.cols, self.adds) if add]
+                vbuf[q] = [a + b for a, b in zip(vbuf[q], new)] if q in vbuf else new
+        self.nsweep += 1
 
-        while it < max_iter:
-            t0 = time.perf_counter()
-            delay = straggler_delay(straggler, comm.rank, comm.size, it)
-            if delay:
-                time.sleep(delay)
-            c = it
-            w = 0.0
-            if not single:
-                # SSP rule: every peer has completed superstep c - 1 - s
-                def ready(c: int = c) -> bool:
-                    if not all(st.vclock[q] >= c - 1 - s for q in st.peers):
-                        return False
-                    # with sweeps the partials of c - s are awaited here too, so that the
-                    # wait (and its sweeps) falls between an apply and the next gather
-                    return not budget or all(st.pclock[p] >= c - s or p in st.done for p in need)
+    def _ready(self, c: int) -> Callable[[], bool]:
+        """The SSP rule for superstep ``c``: every peer has completed superstep ``c - 1 - s``."""
+        st, s, need, budget = self.st, self.s, self.need, self.budget
 
-                nsweep = 0
-                w += st.wait(ready, c, sweep if budget else None, budget)
-                if st.stop_at is not None:
-                    break
-            lag = max([c - 1 - st.vclock[q] for q in st.peers] + [0])  # fresh reads: never below 0
-            if spec.agg_names:
-                vals = _fold_ranks(st.shares, st.ops)
-                for j, name in enumerate(spec.agg_names):
-                    C[name] = vals[j]
-            C["iteration"] = c
-            if gathers:
-                gather_all()
-                for q, ids in ex.mirror_gather.items():
-                    if ids.size:
-                        st.send(q, PARTIAL, c, [eng.acc[ids] + pbuf.pop(q) if q in pbuf else eng.acc[ids]])
-                lo = max(c - s, 0)
-                ok = lambda need=need, lo=lo: all(st.pclock[p] >= lo or p in st.done for p in need)  # noqa: E731
-                w += st.wait(ok, c)
-                if st.stop_at is not None:
-                    break
-                if need:
-                    lag = max(lag, max(c - st.pclock[p] for p in need))
-                for p in need:
-                    if not st.delta:
-                        eng.combine(ex.master_gather[p], st.partials[p])
-                    elif p in st.partials:  # each delivered partial folded in once
-                        eng.combine(ex.master_gather[p], st.partials.pop(p))
-            else:
-                eng.acc.fill(eng.zero[0])
-            # masters only: a mirror's row keeps its master's last values until newer ones arrive
-            k.k_apply(eng.apply_chunks, masters, VC, EC, P, eng.acc, C)
-            mine = eng.local_share()
-            for q in st.peers:
-                rows = ex.master_lists[q]
-                vals = [col[rows] for col in st.cols]
-                if q in vbuf:  # the sweeps' changes since the last values message, added
-                    extra = iter(vbuf.pop(q))
-                    vals = [v + next(extra) if add else v for v, add in zip(vals, adds)]
-                st.send(q, VALUES, c, [mine, *vals])
-            st.record_share(comm.rank, c, mine)
-            # the aggregates this superstep read (BSP: those at the end of the superstep before)
-            aggs = {name: float(C[name][0]) for name in spec.agg_names}
-            lag_sum, lag_max, lag_n, waited = lag_sum + lag, max(lag_max, lag), lag_n + 1, waited + w
-            total_sweeps += nsweep
-            stat = {
-                "iteration": c,
-                "active": partition.num_global_vertices,
-                "edges": total_visit,
-                "seconds": time.perf_counter() - t0,
-                "staleness": lag,
-                "wait_seconds": w,
-                "sweeps": nsweep,
-                "bytes_sent": st.bytes_sent,
-                **aggs,
-            }
-            st.bytes_sent = 0
-            stats.append(stat)
-            it += 1
-            if progress is not None:
-                progress(stat)
-            if st.stop_at is not None and single:
-                break
-        if not single:
-            st.drain()
-    converged = st.stop_at is not None
-    if converged:
-        aggs = st.final
-    summary = np.array([it, lag_sum, lag_n, lag_max, waited, total_sweeps], np.float64)
-    got = comm.gather([summary])
-    ssp: dict[str, Any] = {"staleness": s, "stop_superstep": st.stop_at}
-    if got is not None:
-        per = np.array([a[0] for a in got])
-        ssp["clocks"] = per[:, 0].astype(int).tolist()
-        ssp["staleness_mean"] = float(per[:, 1].sum() / max(per[:, 2].sum(), 1))
-        ssp["staleness_max"] = int(per[:, 3].max())
-        ssp["wait_seconds"] = per[:, 4].round(4).tolist()
-        ssp["sweeps"] = per[:, 5].astype(int).tolist()
-    res = SSPRunResult(**vars(eng._result(it, converged, stats, aggs)), ssp=ssp)
-    return collect_masters(res, eng, comm, partition.num_global_vertices)
+        def ready() -> bool:
+            if not all(st.vclock[q] >= c - 1 - s for q in st.peers):
+                return False
+            # with sweeps the partials of c - s are awaited here too, so that the
+            # wait (and its sweeps) falls between an apply and the next gather
+            return not budget or all(st.pclock[p] >= c - s or p in st.done for p in need)
+
+        return ready
+
+    def _gather_and_fold(self, c: int) -> tuple[float, int] | None:
+        """Gather, send the mirrors' partials, wait for the peers' (``c - s``) and fold them
+        in; returns the wait and the partials' lag (None: the run stops)."""
+        eng, ex, st, need, pbuf = self.eng, self.ex, self.st, self.need, self.pbuf
+        self.gather_all()
+        for q, ids in ex.mirror_gather.items():
+            if ids.size:
+                st.send(q, PARTIAL, c, [eng.acc[ids] + pbuf.pop(q) if q in pbuf else eng.acc[ids]])
+        lo = max(c - self.s, 0)
+        w = st.wait(lambda: all(st.pclock[p] >= lo or p in st.done for p in need), c)
+        if st.stop_at is not None:
+            return None
+        lag = max((c - st.pclock[p] for p in need), default=0)
+        for p in need:
+            if not st.delta:
+                eng.combine(ex.master_gather[p], st.partials[p])
+            elif p in st.partials:  # each delivered partial folded in once
+                eng.combine(ex.master_gather[p], st.partials.pop(p))
+        return w, lag
+
+    def _send_values(self, c: int) -> None:
+        """This rank's share of the aggregates and its masters' new data, to every peer."""
+        ex, st, vbuf = self.ex, self.st, self.vbuf
+        mine = self.eng.local_share()
+        for q in st.peers:
+            rows = ex.master_lists[q]
+            vals = [col[rows] for col in st.cols]
+            if q in vbuf:  # the sweeps' changes since the last values message, added
+                extra = iter(vbuf.pop(q))
+                vals = [v + next(extra) if add else v for v, add in zip(vals, self.adds)]
+            st.send(q, VALUES, c, [mine, *vals])
+        st.record_share(self.comm.rank, c, mine)
+
+    def superstep(self, log: RunLog) -> bool:
+        """Superstep ``log.iteration`` of this rank; False when the run stops inside it."""
+        eng, st, comm, C, spec = self.eng, self.st, self.comm, self.eng.ctx, self.eng.spec
+        t0 = time.perf_counter()
+        c = log.iteration
+        delay = straggler_delay(self.straggler, comm.rank, comm.size, c)
+        if delay:
+            time.sleep(delay)
+        w = 0.0
+        self.nsweep = 0
+        if not self.single:
+            w += st.wait(self._ready(c), c, self.sweep if self.budget else None, self.budget)
+            if st.stop_at is not None:
+                return False
+        lag = max([c - 1 - st.vclock[q] for q in st.peers] + [0])  # fresh reads: never below 0
+        if spec.agg_names:
+            eng.set_aggregates(reduce_ranks(st.shares, st.ops))
+        C["iteration"] = c
+        if self.gathers:
+            got = self._gather_and_fold(c)
+            if got is None:
+                return False
+            w, lag = w + got[0], max(lag, got[1])
+        else:
+            eng.acc.fill(eng.zero[0])
+        # masters only: a mirror's row keeps its master's last values until newer ones arrive
+        eng.apply(self.masters)
+        self._send_values(c)
+        # the aggregates this superstep read (BSP: those at the end of the superstep before)
+        aggs = {name: float(C[name][0]) for name in spec.agg_names}
+        self.lag_sum, self.lag_max, self.lag_n = self.lag_sum + lag, max(self.lag_max, lag), self.lag_n + 1
+        self.waited += w
+        self.total_sweeps += self.nsweep
+        after = {"staleness": lag, "wait_seconds": w, "sweeps": self.nsweep, "bytes_sent": st.bytes_sent}
+        st.bytes_sent = 0
+        log.record(t0, eng.partition.num_global_vertices, self.total_visit, aggs, after=after)
+        return True
+
+    def summary(self, clock: int) -> dict[str, Any]:
+        """:attr:`SSPRunResult.ssp`, over every rank (complete on rank 0)."""
+        st = self.st
+        summary = np.array(
+            [clock, self.lag_sum, self.lag_n, self.lag_max, self.waited, self.total_sweeps], np.float64
+        )
+        got = self.comm.gather([summary])
+        ssp: dict[str, Any] = {"staleness": self.s, "stop_superstep": st.stop_at}
+        if got is not None:
+            per = np.array([a[0] for a in got])
+            ssp["clocks"] = per[:, 0].astype(int).tolist()
+            ssp["staleness_mean"] = float(per[:, 1].sum() / max(per[:, 2].sum(), 1))
+            ssp["staleness_max"] = int(per[:, 3].max())
+            ssp["wait_seconds"] = per[:, 4].round(4).tolist()
+            ssp["sweeps"] = per[:, 5].astype(int).tolist()
+        return ssp
 
 
 def ssp_job(
@@ -395,7 +428,8 @@ def ssp_job(
     fresh: bool = True,
     sweeps: int = 0,
 ) -> dict[str, Any] | None:
-    """The job note for :func:`run_part` (None: a plain BSP run), validated before any work.
+    """The job note for :func:`gas.runtime.dispatch.run_part` (None: a plain BSP run), validated
+    before any work.
 
     A straggler alone runs the ``s = 0`` loop (BSP, bit for bit) with the delay.
     ``fresh=False``: reads never from a peer's future supersteps; ``sweeps``: local sweeps while
@@ -426,58 +460,3 @@ def ssp_job(
             )
         note["sweeps"] = int(sweeps)
     return note
-
-
-def run_part(
-    ssp: dict[str, Any] | None,
-    part: WorkerPart,
-    program: VertexProgram,
-    comm: Comm,
-    *,
-    color: np.ndarray | None = None,
-    scheduler: str = "fifo",
-    priority_ratio: float = 0.01,
-    **kw: Any,
-) -> Any:
-    """The runner of one rank's part: :func:`gas.runtime.async_dist.run_partition_async` when a
-    ``color`` schedules an asynchronous run, :func:`run_partition_ssp` for an :func:`ssp_job`
-    note, else :func:`gas.runtime.bsp.run_partition`."""
-    max_work = kw.pop("max_work", None)  # the asynchronous engine's budget by work
-    if color is not None:
-        from gas.runtime.async_dist import run_partition_async
-
-        return run_partition_async(
-            part,
-            program,
-            comm,
-            color=color,
-            scheduler=scheduler,
-            priority_ratio=float(priority_ratio),
-            max_iter=kw.get("max_iter", 1000),
-            active=kw.get("active"),
-            threads=kw.get("threads"),
-            progress=kw.get("progress"),
-            checkpoint=kw.get("checkpoint"),
-            restore=kw.get("restore"),
-            edges=bool(kw.get("edges")),
-            max_work=max_work,
-        )
-    if not ssp:
-        from gas.runtime.bsp import run_partition
-
-        return run_partition(part, program, comm, **kw)
-    for k in ("active", "checkpoint", "restore", "edges"):
-        if kw.get(k):
-            raise GasError(f"bounded staleness does not take {k!r}")
-    return run_partition_ssp(
-        part,
-        program,
-        comm,
-        max_iter=kw.get("max_iter", 100),
-        staleness=int(ssp["staleness"]),
-        straggler=ssp.get("straggler"),
-        threads=kw.get("threads"),
-        progress=kw.get("progress"),
-        fresh=ssp.get("fresh"),
-        sweeps=int(ssp.get("sweeps", 0)),
-    )

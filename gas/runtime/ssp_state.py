@@ -17,10 +17,10 @@ from collections.abc import Callable
 import numpy as np
 
 from gas.errors import GasError
-from gas.runtime.bsp import DistEngine, NetworkExchange
-from gas.runtime.comm import Comm, _fold
+from gas.runtime.comm import Comm, reduce_ranks
+from gas.runtime.dist_engine import DistEngine
+from gas.runtime.network_exchange import NetworkExchange
 from gas.runtime.protocol import DATA, Message
-from gas.runtime.transport import RecvTimeout
 
 PARTIAL, VALUES, DONE = 0, 1, 2
 _TAG_BASE = 1 << 40  # SSP tags never collide with collective sequence numbers
@@ -33,15 +33,6 @@ def _tag(kind: int, clock: int) -> int:
 def _untag(tag: int) -> tuple[int, int]:
     t = int(tag) - _TAG_BASE
     return t % 4, t // 4 - 1
-
-
-def _fold_ranks(shares: list[np.ndarray], ops: tuple[int, ...]) -> np.ndarray:
-    """Rank-ordered fold, the same operations as :meth:`Comm.allreduce` (bit-identical)."""
-    acc = shares[0].copy()
-    for b in shares[1:]:
-        for j, op in enumerate(ops):
-            acc[j] = _fold(acc[j : j + 1], b[j : j + 1], op)[0]
-    return acc
 
 
 class _SSPState:
@@ -96,15 +87,13 @@ class _SSPState:
         assert t is not None
         deadline = time.monotonic() + wait
         for _ in range(10_000):
-            if any(t._stash[q] for q in self.peers) and deadline > time.monotonic():
+            if any(t.pending(q) for q in self.peers) and deadline > time.monotonic():
                 deadline = time.monotonic()  # something arrived: take the rest without waiting
-            try:
-                t._pump(-1, None, deadline)
-            except RecvTimeout:
+            if not t.poll(deadline - time.monotonic()):
                 break
         for q in self.peers:
             # nothing after a peer's done is ours: the collectives that follow stay in the transport
-            while t._stash[q] and q not in self.closed:
+            while t.pending(q) and q not in self.closed:
                 msg = t.recv(q, DATA, None)
                 self.pending[q].append(msg)
                 if _untag(msg.tag)[0] == DONE:
@@ -155,7 +144,7 @@ class _SSPState:
                 return
             del self.by_clock[self.next_check]
             if self.conv is not None:
-                vals = _fold_ranks(row, self.ops)  # type: ignore[arg-type]
+                vals = reduce_ranks(row, self.ops)  # type: ignore[arg-type]
                 ctx = self.eng.ctx.copy()
                 ctx["iteration"] = self.next_check
                 for j, name in enumerate(self.eng.spec.agg_names):

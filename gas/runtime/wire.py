@@ -117,7 +117,8 @@ def recv_part(t: Transport) -> WorkerPart:
 
 
 def send_restore(t: Transport, dst: int, restore: dict[str, Any]) -> dict[str, Any]:
-    """Send the global arrays of a snapshot; returns the job note describing them."""
+    """Send the global arrays of a snapshot (a restore dict, :meth:`gas.options.Restore.as_dict`);
+    returns the job note describing them."""
     vn, en = sorted(restore["vertex"]), sorted(restore["edges"])
     arrays = [restore["active"].astype(np.uint8), *[restore["vertex"][k] for k in vn]]
     arrays += [restore["edges"][k] for k in en]

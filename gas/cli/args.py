@@ -7,7 +7,7 @@ usage line and exit status 2, never a traceback.
 Examples
 --------
 >>> import argparse
->>> from gas.cli_args import positive_int, unit_interval
+>>> from gas.cli.args import positive_int, unit_interval
 >>> p = argparse.ArgumentParser()
 >>> _ = p.add_argument("--alpha", type=unit_interval)
 >>> _ = p.add_argument("--iters", type=positive_int)
@@ -23,14 +23,14 @@ import os
 
 __all__ = [
     "finite_float",
-    "nonneg_float",
-    "positive_float",
-    "unit_interval",
-    "tolerance",
-    "positive_int",
-    "nonneg_int",
-    "procs",
     "max_procs",
+    "nonneg_float",
+    "nonneg_int",
+    "positive_float",
+    "positive_int",
+    "procs",
+    "tolerance",
+    "unit_interval",
 ]
 
 
@@ -56,7 +56,17 @@ def _integer(text: str) -> int:
 
 
 def finite_float(text: str) -> float:
-    """Any finite number (no ``nan``/``inf``)."""
+    """Any finite number (no ``nan``/``inf``).
+
+    Examples
+    --------
+    >>> finite_float("-1.5")
+    -1.5
+    >>> finite_float("inf")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a finite number, got 'inf'
+    """
     x = _number(text)
     if not math.isfinite(x):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
@@ -64,7 +74,13 @@ def finite_float(text: str) -> float:
 
 
 def nonneg_float(text: str) -> float:
-    """A finite number ``>= 0`` (a regularization, a prior)."""
+    """A finite number ``>= 0`` (a regularization, a prior).
+
+    Examples
+    --------
+    >>> nonneg_float("0")
+    0.0
+    """
     x = finite_float(text)
     if x < 0:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
@@ -72,7 +88,13 @@ def nonneg_float(text: str) -> float:
 
 
 def positive_float(text: str) -> float:
-    """A finite number ``> 0`` (a learning rate, a prior)."""
+    """A finite number ``> 0`` (a learning rate, a prior).
+
+    Examples
+    --------
+    >>> positive_float("0.02")
+    0.02
+    """
     x = finite_float(text)
     if x <= 0:
         raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
@@ -80,7 +102,17 @@ def positive_float(text: str) -> float:
 
 
 def unit_interval(text: str) -> float:
-    """A probability in ``[0, 1]`` (PageRank's damping factor)."""
+    """A probability in ``[0, 1]`` (PageRank's damping factor).
+
+    Examples
+    --------
+    >>> unit_interval("1")
+    1.0
+    >>> unit_interval("1.5")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a number in [0, 1], got '1.5'
+    """
     x = finite_float(text)
     if not 0.0 <= x <= 1.0:
         raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
@@ -88,7 +120,13 @@ def unit_interval(text: str) -> float:
 
 
 def tolerance(text: str) -> float:
-    """A stopping tolerance: finite and ``> 0``."""
+    """A stopping tolerance: finite and ``> 0``.
+
+    Examples
+    --------
+    >>> tolerance("1e-6")
+    1e-06
+    """
     x = finite_float(text)
     if x <= 0:
         raise argparse.ArgumentTypeError(f"expected a tolerance > 0, got {text!r}")
@@ -96,7 +134,17 @@ def tolerance(text: str) -> float:
 
 
 def positive_int(text: str) -> int:
-    """A whole number ``>= 1``."""
+    """A whole number ``>= 1``.
+
+    Examples
+    --------
+    >>> positive_int("3")
+    3
+    >>> positive_int("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a whole number >= 1, got '0'
+    """
     x = _integer(text)
     if x < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
@@ -104,7 +152,13 @@ def positive_int(text: str) -> int:
 
 
 def nonneg_int(text: str) -> int:
-    """A whole number ``>= 0``."""
+    """A whole number ``>= 0``.
+
+    Examples
+    --------
+    >>> nonneg_int("0")
+    0
+    """
     x = _integer(text)
     if x < 0:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
@@ -116,6 +170,11 @@ def max_procs() -> int:
 
     ``GAS_MAX_PROCS`` overrides it (each local process holds sockets, a Numba runtime and its
     share of the graph; far more processes than cores only adds overhead).
+
+    Examples
+    --------
+    >>> max_procs() >= 1
+    True
     """
     env = os.environ.get("GAS_MAX_PROCS")
     if env is not None and env.strip().isdigit() and int(env) > 0:
@@ -128,7 +187,13 @@ def max_procs() -> int:
 
 
 def procs(text: str) -> int:
-    """``--procs N``: ``1 <= N <= max_procs()``."""
+    """``--procs N``: ``1 <= N <= max_procs()``.
+
+    Examples
+    --------
+    >>> procs("2")
+    2
+    """
     x = positive_int(text)
     limit = max_procs()
     if x > limit:

@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
+
+from gas.cli.args import procs
+from gas.cli.common import (
+    HelpFormatter,
+    add_common_options,
+    load_graph,
+    progress_printer,
+    write_output,
+)
+from gas.errors import GasError
+
+__all__ = ["register"]
 
 
 def _cmd_coloring(args: argparse.Namespace) -> int:
     from gas.algorithms.coloring import coloring, count_conflicts
-    from gas.cli import _finish, _load, _progress
-    from gas.errors import GasError
 
     if args.procs > 1:
         from gas.partition import available_methods
@@ -16,37 +27,45 @@ def _cmd_coloring(args: argparse.Namespace) -> int:
         if args.partition not in available_methods():
             known = ", ".join(available_methods())
             raise GasError(f"Unknown --partition {args.partition!r}; known: {known}")
-    g = _load(args)
+    g = load_graph(args)
     colors = coloring(
         g,
         consistency=args.consistency,
         scheduler=args.scheduler,
         repair=args.repair,
         threads=args.threads,
-        progress=_progress(args.quiet),
+        progress=progress_printer(args.quiet),
         procs=args.procs,
         partition=args.partition,
     )
     print(f"colors\t{int(colors.max()) + 1 if colors.size else 0}")
     print(f"conflicting_edges\t{count_conflicts(g, colors)}")
-    _finish(args, g, colors, "%d")
+    write_output(args, g, colors, "%d")
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``gas coloring`` to the ``gas`` command."""
+def register(sub: Any) -> None:
+    """Add ``gas coloring`` to the ``gas`` command's subparsers.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="gas")
+    >>> register(parser.add_subparsers(dest="command"))
+    >>> a = parser.parse_args(["coloring", "g.txt", "--repair"])
+    >>> a.consistency, a.scheduler, a.repair
+    ('edge', 'fifo', True)
+    """
     from gas.async_engine import CONSISTENCY, SCHEDULERS
-    from gas.cli import _common, _Fmt
-    from gas.cli_args import procs
 
     p = sub.add_parser(
         "coloring",
         help="greedy graph colouring (asynchronous engine)",
-        formatter_class=_Fmt,
+        formatter_class=HelpFormatter,
         description="Each vertex takes the smallest colour no neighbour holds; prints the number of "
         "colours and of conflicting edges, writes id<TAB>colour with --output.",
     )
-    _common(p)
+    add_common_options(p)
     p.add_argument("--consistency", choices=CONSISTENCY, default="edge", help="consistency model")
     p.add_argument("--scheduler", choices=SCHEDULERS, default="fifo", help="order of updates")
     p.add_argument("--repair", action="store_true", help="recolour vertices that end in a conflict")
@@ -58,6 +77,3 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--partition", default="hdrf", metavar="METHOD", help="partitioner for --procs")
     p.set_defaults(func=_cmd_coloring)
-
-
-__all__ = ["register"]

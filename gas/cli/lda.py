@@ -8,15 +8,10 @@ import sys
 import time
 from typing import Any
 
-from gas.cli_args import nonneg_int, positive_float, positive_int, procs
+from gas.cli.args import nonneg_int, positive_float, positive_int, procs
+from gas.cli.common import HelpFormatter
 
 __all__ = ["register"]
-
-
-def _fmt() -> type[argparse.HelpFormatter]:
-    from gas.cli import _Fmt
-
-    return _Fmt
 
 
 def _df_bound(text: str) -> float:
@@ -33,11 +28,21 @@ def _df_bound(text: str) -> float:
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``lda`` subcommand to the ``gas`` command's subparsers."""
+    """Add the ``lda`` subcommand to the ``gas`` command's subparsers.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="gas")
+    >>> register(parser.add_subparsers(dest="command"))
+    >>> a = parser.parse_args(["lda", "docs/", "--topics", "5"])
+    >>> a.corpus, a.topics, a.partition
+    ('docs/', 5, 'hash')
+    """
     p = subparsers.add_parser(
         "lda",
         help="LDA topic model (collapsed Gibbs sampling)",
-        formatter_class=_fmt(),
+        formatter_class=HelpFormatter,
         description="Fit LDA by collapsed Gibbs sampling on the engine. CORPUS: a UCI bag-of-words "
         "docword.*.txt[.gz] (vocab.*.txt beside it), an lda-c .dat file (vocab.txt beside it), or a "
         "folder / .tar.gz of text documents. Log-likelihood per token and tokens/s go to stderr, "

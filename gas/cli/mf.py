@@ -20,16 +20,18 @@ from typing import Any
 
 import numpy as np
 
-from gas.cli_args import finite_float, nonneg_float, nonneg_int, positive_float, positive_int, procs
+from gas.cli.args import (
+    finite_float,
+    nonneg_float,
+    nonneg_int,
+    positive_float,
+    positive_int,
+    procs,
+)
+from gas.cli.common import HelpFormatter, add_unconverged_option
 from gas.errors import ConvergenceError, GasError
 
 __all__ = ["register"]
-
-
-def _fmt() -> type:
-    from gas.cli import _Fmt
-
-    return _Fmt
 
 
 def _open_fraction(text: str) -> float:
@@ -49,8 +51,6 @@ def _decay(text: str) -> float:
 
 
 def _common(p: argparse.ArgumentParser, iters: int) -> None:
-    from gas.cli import add_unconverged_option
-
     p.add_argument("file", metavar="RATINGS", help="ratings file: user item rating [timestamp] (.gz/.zip ok)")
     p.add_argument("--rank", type=positive_int, default=20, help="number of latent factors")
     p.add_argument("--iters", type=positive_int, default=iters, help="iterations (epochs)")
@@ -80,8 +80,18 @@ def _common(p: argparse.ArgumentParser, iters: int) -> None:
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``als``, ``sgd`` and ``recommend`` subcommands to the ``gas`` parser."""
-    fmt = _fmt()
+    """Add the ``als``, ``sgd`` and ``recommend`` subcommands to the ``gas`` parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="gas")
+    >>> register(parser.add_subparsers(dest="command"))
+    >>> a = parser.parse_args(["als", "ratings.tsv", "--rank", "8"])
+    >>> a.algorithm, a.rank, a.iters, a.reg
+    ('als', 8, 10, 0.1)
+    """
+    fmt = HelpFormatter
     p = subparsers.add_parser(
         "als",
         help="matrix factorization by alternating least squares",
@@ -150,13 +160,34 @@ def register(subparsers: Any) -> None:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from gas.algorithms.als import als
-    from gas.algorithms.sgd import sgd
-    from gas.io.ratings import read_ratings
-
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     if args.output and not args.predict:
         raise GasError("--output names where --predict writes; give --predict PAIRS too")
+    train, test = _read_sets(args, say)
+    try:
+        model = _fit(args, train, test, say)
+    except ConvergenceError as exc:
+        # divergence: no finite model exists, so nothing is written even with --allow-unconverged;
+        # the message names the likely causes (gas.cli's generic hint, about --max-iter, is not them)
+        print(f"gas: error: {exc}", file=sys.stderr)
+        return 3
+    except ValueError as exc:
+        if isinstance(exc, GasError):
+            raise
+        raise GasError(str(exc)) from None
+    _print_results(args, model, train, test, say)
+    if args.save_model:
+        model.save(args.save_model)
+        say(f"saved the model to {args.save_model}")
+    if args.predict:
+        _predict(args, model, say)
+    return 0
+
+
+def _read_sets(args: argparse.Namespace, say: Any) -> tuple[Any, Any]:
+    """The training ratings and the test ratings (None without --test/--test-fraction)."""
+    from gas.io.ratings import read_ratings
+
     t0 = time.perf_counter()
     ratings = read_ratings(args.file)
     say(
@@ -172,6 +203,14 @@ def _cmd_train(args: argparse.Namespace) -> int:
         say(f"split (seed {args.seed}): {len(train):,d} training, {len(test):,d} test ratings")
     else:
         train = ratings
+    return train, test
+
+
+def _fit(args: argparse.Namespace, train: Any, test: Any, say: Any) -> Any:
+    """Train ``args.algorithm`` with per-iteration RMSE on stderr; the model."""
+    from gas.algorithms.als import als
+    from gas.algorithms.sgd import sgd
+
     start = time.perf_counter()
 
     def show(rec: dict[str, Any]) -> None:
@@ -192,45 +231,39 @@ def _cmd_train(args: argparse.Namespace) -> int:
         threads=args.threads,
         progress=show,
     )
-    try:
-        if args.algorithm == "als":
-            model = als(
-                train,
-                reg=args.reg,
-                iters=args.iters,
-                weighted=args.weighted,
-                procs=args.procs,
-                partition=args.partition,
-                staleness=args.staleness,
-                straggler=args.straggler,
-                **common,
-            )
-            if "ssp" in model.params:
-                ssp = model.params["ssp"]
-                say(
-                    f"staleness bound {ssp['staleness']}: observed mean {ssp.get('staleness_mean', 0):.2f}, "
-                    f"max {ssp.get('staleness_max', 0)}"
-                )
-        else:
-            model = sgd(
-                train,
-                lr=args.lr,
-                reg=args.reg,
-                decay=args.decay,
-                iters=args.iters,
-                procs=args.procs,
-                partition=args.partition,
-                **common,
-            )
-    except ConvergenceError as exc:
-        # divergence: no finite model exists, so nothing is written even with --allow-unconverged;
-        # the message names the likely causes (gas.cli's generic hint, about --max-iter, is not them)
-        print(f"gas: error: {exc}", file=sys.stderr)
-        return 3
-    except ValueError as exc:
-        if isinstance(exc, GasError):
-            raise
-        raise GasError(str(exc)) from None
+    if args.algorithm != "als":
+        return sgd(
+            train,
+            lr=args.lr,
+            reg=args.reg,
+            decay=args.decay,
+            iters=args.iters,
+            procs=args.procs,
+            partition=args.partition,
+            **common,
+        )
+    model = als(
+        train,
+        reg=args.reg,
+        iters=args.iters,
+        weighted=args.weighted,
+        procs=args.procs,
+        partition=args.partition,
+        staleness=args.staleness,
+        straggler=args.straggler,
+        **common,
+    )
+    if "ssp" in model.params:
+        ssp = model.params["ssp"]
+        say(
+            f"staleness bound {ssp['staleness']}: observed mean {ssp.get('staleness_mean', 0):.2f}, "
+            f"max {ssp.get('staleness_max', 0)}"
+        )
+    return model
+
+
+def _print_results(args: argparse.Namespace, model: Any, train: Any, test: Any, say: Any) -> None:
+    """The final RMSEs as key<TAB>value lines on stdout (and the cold-start count on stderr)."""
     last = model.history[-1] if model.history else {}
     print(f"algorithm\t{args.algorithm}")
     print(f"iterations\t{len(model.history)}")
@@ -245,12 +278,6 @@ def _cmd_train(args: argparse.Namespace) -> int:
                 f"{pred.num_cold:,d} test ratings have a user or item absent from training (cold start): "
                 f"predicted from the global mean {model.global_mean:.4f} (+ the known side's bias)"
             )
-    if args.save_model:
-        model.save(args.save_model)
-        say(f"saved the model to {args.save_model}")
-    if args.predict:
-        _predict(args, model, say)
-    return 0
 
 
 def _predict(args: argparse.Namespace, model: Any, say: Any) -> None:

@@ -14,7 +14,8 @@ import sys
 import time
 from typing import Any
 
-from gas.cli_args import finite_float, nonneg_int
+from gas.cli.args import finite_float, nonneg_int
+from gas.cli.common import HelpFormatter
 from gas.errors import InputError
 from gas.partition.base import Partitioner, available_methods, get_partitioner
 from gas.partition.report import format_table
@@ -45,10 +46,6 @@ _OPTION_FLAGS = {
 }
 
 
-class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    pass
-
-
 def _describe_methods() -> str:
     rows = [f"  {name:<10} {cls.kind:<10} {cls.summary}" for name, cls in available_methods().items()]
     return "methods:\n" + "\n".join(rows)
@@ -77,7 +74,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
             "Vertex-cut output lines: src<TAB>dst<TAB>part (one per edge); edge-cut output lines:\n"
             "vertex_id<TAB>part (one per vertex); ids are the file's.\n\n" + _describe_methods()
         ),
-        formatter_class=_Formatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("file", metavar="FILE", help="edge list (.txt/.tsv/.csv, .gz/.bz2/.zip) or .npz")
     p.add_argument("--method", "-m", default="hdrf", help="partitioning method (listed above)")
@@ -96,6 +93,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         default=8,
         help="bytes per gathered value, for the traffic estimate (mirrors x bytes)",
     )
+    _add_method_options(p)
+    _add_input_options(p)
+    p.set_defaults(func=run)
+    return p
+
+
+def _add_method_options(p: argparse.ArgumentParser) -> None:
+    """The method-option flags (each applies to the methods its help names)."""
     g = p.add_argument_group("method options (each applies to the methods named)")
     g.add_argument(
         "--lambda",
@@ -143,6 +148,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         default=_FLAG_DEFAULTS["balance"],
         help="what edge-cut parts balance (range, ldg, fennel)",
     )
+
+
+def _add_input_options(p: argparse.ArgumentParser) -> None:
+    """How FILE is read."""
     i = p.add_argument_group("input")
     i.add_argument("--skip-rows", type=nonneg_int, default=0, help="skip this many leading lines")
     i.add_argument("--keep-duplicates", action="store_true", help="keep repeated edges as parallel edges")
@@ -156,8 +165,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "(how published replication factors are computed)",
     )
     i.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
-    p.set_defaults(func=run)
-    return p
 
 
 def _grid_shape(text: str | None) -> tuple[int, int] | None:

@@ -1,0 +1,113 @@
+"""The engine of one rank's part: :class:`gas.SyncEngine` with global degrees, apply and the
+aggregates on masters only, talking to its peers through a
+:class:`~gas.runtime.network_exchange.NetworkExchange`.
+
+:func:`part_engine` builds it from a :class:`~gas.runtime.worker_graph.WorkerPart` (what every
+driver of a part starts from), :func:`local_active` maps a run's global ``active`` set onto it.
+
+Examples
+--------
+>>> import numpy as np, gas
+>>> from gas.runtime.worker_graph import part_of_graph
+>>> from gas.algorithms.pagerank import PageRankProgram
+>>> g = gas.Graph.from_edges([0, 1, 2], [1, 2, 0])
+>>> eng, eid = part_engine(part_of_graph(g, np.zeros(3, np.int32), np.zeros(3, np.int32), 0),
+...                        PageRankProgram(), Comm(None))
+>>> bool(np.allclose(eng.run(50).output, 1 / 3)), eid.tolist()
+(True, [0, 1, 2])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gas.config import CONFIG
+from gas.engine import SyncEngine
+from gas.engine_ranges import active_mask
+from gas.local_part import Partition
+from gas.program import EdgeDir, VertexProgram
+from gas.runtime.comm import Comm
+from gas.runtime.network_exchange import NetworkExchange
+from gas.runtime.program_analysis import layout_for, mirror_fields
+from gas.runtime.worker_graph import WorkerPart, build_partition
+
+__all__ = ["DistEngine", "part_engine", "local_active"]
+
+
+class DistEngine(SyncEngine):
+    """:class:`SyncEngine` on one part: global degrees; apply and aggregates on masters only.
+
+    ``apply_chunks`` are the vertex ranges apply runs over: even splits of the masters when they
+    come first (``"masters_first"`` layout), else the runs of consecutive masters with the
+    ranges between them (whose results are never read); ``master_chunk`` selects the chunks of
+    masters, whose partial aggregates make this rank's share.
+    """
+
+    def __init__(
+        self,
+        partition: Partition,
+        program: VertexProgram,
+        comm: Comm,
+        out_degree: np.ndarray,
+        in_degree: np.ndarray,
+        master: np.ndarray,
+        threads: int | None = None,
+    ) -> None:
+        super().__init__(partition, program, threads=threads)
+        for name, deg in (("out_degree", out_degree), ("in_degree", in_degree)):
+            if name in self.columns:
+                self.columns[name][:] = deg
+        gdir = EdgeDir(program.gather_edges)
+        fields = [k for k, _ in self.spec.vertex_columns if k not in self.spec.builtin_columns]
+        sync = mirror_fields(program, fields)
+        gathers = (
+            self.gather_degree > 0 if gdir != EdgeDir.NONE else np.zeros(partition.graph.num_vertices, bool)
+        )
+        ex = NetworkExchange(comm, partition, master, gathers, sync)
+        ex.engine = self
+        self.exchange = ex
+        nm = ex.master_ids.shape[0]
+        if nm == 0 or int(ex.master_ids[-1]) == nm - 1:  # masters are 0..nm-1
+            parts = max(1, min(nm, self.nthreads * CONFIG["chunks_per_thread"]))
+            self.apply_chunks = (np.arange(parts + 1, dtype=np.int64) * nm) // parts
+            self.master_chunk = slice(None)
+        else:
+            self.apply_chunks = ex.master_runs
+            self.master_chunk = slice(0, None, 2)  # chunk 2i: the i-th run of masters
+
+    def local_share(self, part: np.ndarray | None = None) -> np.ndarray:
+        """This rank's share of the aggregates (over its masters), from the per-chunk partials
+        ``part`` of ``apply_chunks`` (computed here when None); :meth:`aggregate` reduces the
+        shares of every rank through the exchange."""
+        spec = self.spec
+        vals = np.zeros(len(spec.agg_names), np.float64)
+        for j, op in enumerate(spec.agg_ops):
+            vals[j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
+        ch = self.apply_chunks
+        if ch.shape[0] > 1 and spec.agg_names:
+            if part is None:
+                part = np.empty((ch.shape[0] - 1, len(spec.agg_names)), np.float64)
+                self.k.k_aggregate(ch, self.VC, self.EC, self.params, part)
+            mine = part[self.master_chunk]
+            for j, op in enumerate(spec.agg_ops):
+                col = mine[:, j]
+                vals[j] = col.sum() if op == 0 else (col.max() if op == 1 else col.min())
+        return vals
+
+
+def part_engine(
+    part: WorkerPart, program: VertexProgram, comm: Comm, threads: int | None = None
+) -> tuple[DistEngine, np.ndarray]:
+    """The engine of this rank's part (numbered by :func:`layout_for`) and the global edge id of
+    each local edge: what every runner of a part starts from."""
+    partition, outd, ind, eid = build_partition(
+        part, comm, layout=layout_for(program), gather_edges=program.gather_edges
+    )
+    return DistEngine(partition, program, comm, outd, ind, part.master, threads=threads), eid
+
+
+def local_active(active: Any, eng: DistEngine, num_vertices: int) -> np.ndarray:
+    """``active`` (global ids or a global boolean mask) as a boolean mask of this part's vertices."""
+    return active_mask(active, num_vertices).view(np.bool_)[eng.partition.global_ids]
