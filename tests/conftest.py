@@ -46,9 +46,11 @@ def nx_digraph(path: Path):
     return G
 
 
-@pytest.fixture(scope="module", params=[2, 3])
+@pytest.fixture(scope="module", params=[2, pytest.param(3, marks=pytest.mark.slow)])
 def cluster(request):
-    """Spawned local workers (2, then 3 processes), shared by one test module's tests."""
+    """Spawned local workers (2, then 3 processes), shared by one test module's tests. The
+    3-process cluster repeats the 2-process cases with a rank that is neither first nor last:
+    marked slow (``.ci/run`` runs it; ``-m "not slow"`` keeps the 2-process cases)."""
     from gas.runtime.local import LocalCluster
 
     with LocalCluster(request.param) as c:

@@ -36,7 +36,7 @@ def _one(g, program, scheduler, consistency="edge", **kw):
 
 
 @pytest.mark.parametrize("scheduler", ["fifo", "sweep", "priority"])
-@pytest.mark.parametrize("method", ["hdrf", "hash"])
+@pytest.mark.parametrize("method", ["hdrf", pytest.param("hash", marks=pytest.mark.slow)])  # hash: slow
 def test_runs_across_processes_equal_one_process(cluster, scheduler, method):
     g = _graph()
     kw = dict(partition=method, engine="async", scheduler=scheduler, consistency="edge", max_iter=1000)
@@ -176,6 +176,7 @@ def _gas(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # three `gas` processes and two sets of workers; the library path is tested above
 def test_cli_async_pagerank_on_two_processes(tmp_path):
     f = tmp_path / "g.tsv"
     g = _graph(200, 1200, seed=5)
@@ -194,6 +195,7 @@ def test_cli_async_pagerank_on_two_processes(tmp_path):
     assert bad.returncode == 2 and "one process only" in bad.stderr and "edge" in bad.stderr
 
 
+@pytest.mark.slow  # two `gas` processes and their workers; the library path is tested above
 def test_cli_async_run_checkpoints_and_resumes(tmp_path):
     f = tmp_path / "g.tsv"
     g = _graph(200, 1200, seed=5)

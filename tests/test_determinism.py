@@ -48,6 +48,10 @@ BUSY_PROCS = 2  # one per core of the 2-core test machine (each stops when pytes
 BUSY_THREADS = 1  # a Python thread: competes for the GIL with the engine's driver loop
 SOURCE = 3  # SSSP source (an original id with out-edges)
 
+# a stress test: every case runs REPEATS times beside busy processes that take both cores of the
+# 2-core test machine, so the module is marked slow (``.ci/run`` runs it; ``-m "not slow"`` skips)
+pytestmark = pytest.mark.slow
+
 # the cold-cache child process imports this module's helpers from here
 TESTS = Path(__file__).resolve().parent
 

@@ -265,7 +265,7 @@ def test_cli_lda(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------- on several processes
-@pytest.mark.parametrize("procs, method", [(2, "hash"), (3, "fennel")])
+@pytest.mark.parametrize("procs, method", [(2, "hash"), pytest.param(3, "fennel", marks=pytest.mark.slow)])
 def test_processes_give_the_one_process_assignments(small, procs, method):
     from gas.partition import partition
 

@@ -59,7 +59,9 @@ def test_single_process_matches_networkx(graph, oracle):
     assert res.aggregates["left"] <= 1 - ALPHA  # mass that left never exceeds what entered
 
 
-@pytest.mark.parametrize("procs, straggler", [(2, (1, 0.002)), (3, ("any", 0.002))])
+@pytest.mark.parametrize(
+    "procs, straggler", [(2, (1, 0.002)), pytest.param(3, ("any", 0.002), marks=pytest.mark.slow)]
+)
 def test_staleness_zero_is_bsp_bit_for_bit(graph, procs, straggler):
     a = partition(graph, "hdrf", num_parts=procs, seed=1)
     prog = AccumulativePageRankProgram(ALPHA, TOL)
@@ -84,7 +86,7 @@ def test_staleness_zero_is_bsp_bit_for_bit(graph, procs, straggler):
         (2, 3, ("any", 0.003), True, 0),
         (2, 2, ("any", 0.003), False, 0),
         (2, 2, (1, 0.003), True, 6),  # the fast rank sweeps its part while it waits
-        (3, 2, ("any", 0.003), True, 4),
+        pytest.param(3, 2, ("any", 0.003), True, 4, marks=pytest.mark.slow),  # 3 ranks: slow
     ],
 )
 def test_bounded_staleness_counts_every_delta_once(graph, oracle, procs, s, straggler, fresh, sweeps):

@@ -325,6 +325,7 @@ def shift(x):
 """
 
 
+@pytest.mark.slow  # four fresh processes, three of which compile every kernel from scratch
 def test_editing_a_compiled_helper_recompiles_the_kernels(tmp_path):
     # the kernels compile in the njit helpers a method calls (directly, through another helper,
     # or as module.helper); with a warm kernel cache, an edit of a helper alone must take effect
@@ -354,6 +355,7 @@ def test_editing_a_compiled_helper_recompiles_the_kernels(tmp_path):
     assert outs[3] == "[6.0, 0.0, 3.0] [16.0, 10.0, 13.0]"
 
 
+@pytest.mark.slow  # two fresh processes, each compiling every kernel from scratch
 def test_cached_kernels_survive_a_moved_checkout(tmp_path):
     # the same program file run from two folders (e.g. a developer's clone, then a CI checkout)
     # with one shared kernel cache: the second run must not load kernels bound to the first

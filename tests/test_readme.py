@@ -26,3 +26,13 @@ def test_readme_python_block_runs(index, monkeypatch):
         exec(compile(code, str(path), "exec"), namespace)
     finally:
         os.unlink(path)
+
+
+def test_ci_runs_the_quickstart_test_command_verbatim():
+    # CI runs .ci/run; the README's Quickstart promises its second command is what CI runs.
+    block = re.search(r"## Quickstart\n\n```bash\n(.*?)```", README.read_text(), re.S)
+    assert block is not None
+    commands = block.group(1).strip().splitlines()
+    assert len(commands) == 2 and "pytest" in commands[1]
+    ci = (README.parent / ".ci" / "run").read_text().splitlines()
+    assert commands[1] in ci

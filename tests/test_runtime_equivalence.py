@@ -73,7 +73,10 @@ def reference(graph):
     return {"pagerank": pr, "cc": cc, "sssp": sp}
 
 
-@pytest.mark.parametrize("procs", [1, 2, 3, 4])
+# 3 and 4 ranks sweep every partitioner again: slow (`.ci/run` runs them, `-m "not slow"` skips)
+@pytest.mark.parametrize(
+    "procs", [1, 2, pytest.param(3, marks=pytest.mark.slow), pytest.param(4, marks=pytest.mark.slow)]
+)
 @pytest.mark.parametrize("method", METHODS)
 def test_partitioned_runs_match_one_process(graph, reference, method, procs):
     g = graph

@@ -119,6 +119,7 @@ def _gas(*args: str, **kw) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # four `gas` processes and their workers; the spawned-worker path is tested above
 def test_cli_procs_gives_the_single_process_output(tmp_path):
     f = tmp_path / "g.tsv"
     _write_edges(f, 300, 1500)
@@ -151,6 +152,7 @@ def _children(pid: int) -> list[int]:
     return kids
 
 
+@pytest.mark.slow  # a fault-injection run: three `gas` processes on a 30,000-edge graph
 def test_killed_worker_stops_the_job_and_resume_gives_the_same_answer(tmp_path):
     f = tmp_path / "g.tsv"
     _write_edges(f, 3000, 30000)

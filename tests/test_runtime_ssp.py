@@ -63,7 +63,10 @@ def graph():
     return _graph()
 
 
-@pytest.mark.parametrize("procs, straggler", [(2, (1, 0.002)), (3, (1, 0.002)), (2, ("any", 0.002))])
+@pytest.mark.parametrize(
+    "procs, straggler",
+    [(2, (1, 0.002)), pytest.param(3, (1, 0.002), marks=pytest.mark.slow), (2, ("any", 0.002))],
+)
 def test_staleness_zero_is_bsp_bit_for_bit(graph, procs, straggler):
     a = partition(graph, "hdrf", num_parts=procs, seed=1)
     bsp = _threads(
@@ -158,6 +161,7 @@ def test_cli_rejects_staleness_without_procs(tmp_path):
     assert r.returncode == 2 and "rank 5" in r.stderr
 
 
+@pytest.mark.slow  # `gas` processes with spawned workers; the library path is tested above
 def test_cli_spawned_workers_with_staleness(tmp_path):
     rng = np.random.default_rng(5)
     n, m = 400, 2400
