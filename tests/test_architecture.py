@@ -209,6 +209,37 @@ def long_files(modules: dict[str, Path]) -> list[str]:
     return bad
 
 
+# The layers of docs/DESIGN.md, lowest first: a module imports only from its own layer or lower
+# ones. Each entry is a pattern on the dotted module name.
+LAYERS = (
+    r"gas\.(errors|config|threads|splitmix|_atomic_max)",
+    r"gas\.(graph|_build|io(\..*)?|partition(\..*)?|datasets(\..*)?)",
+    r"gas\.(program|program_spec|_rewrite|_typecheck|_codegen|_boundscheck|_segments|_template.*)",
+    r"gas\.(engine.*|async_engine|exchange_protocol|local_part|greedy_coloring)",
+    r"gas\.(options|runtime(\..*)?)",
+    r"gas\.api",
+    r"gas\.algorithms(\..*)?",
+    r"gas\.cli(\..*)?",
+)
+
+
+def layer_of(module: str) -> int | None:
+    for i, pattern in enumerate(LAYERS):
+        if re.fullmatch(pattern, module):
+            return i
+    return None
+
+
+def upward_imports(modules: dict[str, Path]) -> list[str]:
+    """Imports from a higher layer (the top package ``gas`` re-exports everything: exempt)."""
+    bad = []
+    for src, dst, name, line in imports(modules):
+        if dst in modules and src != "gas" and dst != "gas":
+            if layer_of(dst) > layer_of(src):
+                bad.append(f"{src}:{line} imports {dst}{'.' + name if name else ''}")
+    return bad
+
+
 @pytest.fixture(scope="module")
 def modules() -> dict[str, Path]:
     return library_modules()
@@ -236,6 +267,21 @@ def test_cycle_finder_finds_a_planted_cycle(tmp_path):
 def test_no_import_cycle(modules):
     assert len(CYCLE_ALLOW) <= 3
     assert import_cycles(modules) == []
+
+
+def test_every_module_has_a_layer(modules):
+    assert [m for m in modules if m != "gas" and layer_of(m) is None] == []
+
+
+def test_no_import_from_a_higher_layer(modules):
+    # Counts function-level imports too; the top package only re-exports.
+    assert upward_imports(modules) == []
+
+
+def test_no_module_imports_the_top_package(modules):
+    # `from gas import X` inside the library would import everything (gas/__init__ re-exports).
+    found = [f"{src}:{line}" for src, dst, _name, line in imports(modules) if dst == "gas" and src != "gas"]
+    assert found == []
 
 
 def test_no_private_import_across_folders(modules):
@@ -274,3 +320,11 @@ def test_only_a_compiled_kernel_with_a_figure_may_stay_long():
     ):
         node = ast.parse(src).body[0]
         assert _kept_whole(node, src.splitlines()) is kept
+
+
+def test_layer_check_finds_a_planted_upward_import(tmp_path):
+    # Hand-made: a runtime module importing the CLI inside a function is an upward import.
+    (tmp_path / "local.py").write_text("def f():\n    from gas.cli.app import main\n")
+    (tmp_path / "app.py").write_text("from gas.runtime.local import f\n")
+    mods = {"gas.runtime.local": tmp_path / "local.py", "gas.cli.app": tmp_path / "app.py"}
+    assert upward_imports(mods) == ["gas.runtime.local:2 imports gas.cli.app.main"]
