@@ -34,15 +34,11 @@ from gas.algorithms.pagerank import (
 )
 from gas.algorithms.pagerank_extrapolate import _Extrapolation
 
-try:  # python -m bench.async
-    from .pagerank import _in_turns
-except ImportError:  # python bench/async.py (bench/ itself on the path)
-    from pagerank import _in_turns
+if not __package__:  # started as a file: the relative imports below need the package
+    raise SystemExit("run this benchmark as a module: python -m bench.async")
 
-try:  # python -m bench.async
-    from ._results import write_section
-except ImportError:  # python bench/async.py (bench/ itself on the path)
-    from _results import write_section
+from ._results import write_section
+from .pagerank import _in_turns
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 TARGET = 1e-10

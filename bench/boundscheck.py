@@ -38,15 +38,11 @@ import numpy as np
 import gas
 from gas.datasets.generators import rmat_graph
 
-try:  # python -m bench.boundscheck
-    from .pagerank import UserPageRank as ReadmePageRank
-except ImportError:  # python bench/boundscheck.py (bench/ itself on the path)
-    from pagerank import UserPageRank as ReadmePageRank
+if not __package__:  # started as a file: the relative imports below need the package
+    raise SystemExit("run this benchmark as a module: python -m bench.boundscheck")
 
-try:  # python -m bench.boundscheck
-    from ._results import write_section
-except ImportError:  # python bench/boundscheck.py (bench/ itself on the path)
-    from _results import write_section
+from ._results import write_section
+from .pagerank import UserPageRank as ReadmePageRank
 
 ROOT = Path(__file__).resolve().parents[1]
 

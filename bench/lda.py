@@ -47,10 +47,10 @@ import numpy as np
 from gas.datasets import lda_corpus
 from gas.io.corpus import Corpus, load_corpus
 
-try:  # python -m bench.lda
-    from ._results import write_section
-except ImportError:  # python bench/lda.py (bench/ itself on the path)
-    from _results import write_section
+if not __package__:  # started as a file: the relative imports below need the package
+    raise SystemExit("run this benchmark as a module: python -m bench.lda")
+
+from ._results import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -40,10 +40,10 @@ from gas.algorithms.sgd import sgd
 from gas.datasets import synthetic_ratings
 from gas.io.ratings import Ratings, read_ratings
 
-try:  # python -m bench.mf
-    from ._results import write_section
-except ImportError:  # python bench/mf.py (bench/ itself on the path)
-    from _results import write_section
+if not __package__:  # started as a file: the relative imports below need the package
+    raise SystemExit("run this benchmark as a module: python -m bench.mf")
+
+from ._results import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"

@@ -40,10 +40,10 @@ import numpy as np
 import gas
 from gas.algorithms.pagerank import PageRankProgram
 
-try:  # python -m bench.pagerank
-    from ._results import write_section
-except ImportError:  # python bench/pagerank.py (bench/ itself on the path)
-    from _results import write_section
+if not __package__:  # started as a file: the relative imports below need the package
+    raise SystemExit("run this benchmark as a module: python -m bench.pagerank")
+
+from ._results import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -24,33 +24,20 @@ import gas
 from gas.algorithms.pagerank import PageRankProgram
 from gas.algorithms.pagerank_extrapolate import _Extrapolation
 
-try:  # python -m bench.pagerank_extrapolate
-    from .pagerank import (
-        ALPHA,
-        SHARED,
-        _in_turns,
-        gaslab_solver,
-        graphblas_solver,
-        power_iterations_to,
-        reference,
-        scipy_solver,
-    )
-except ImportError:  # python bench/pagerank_extrapolate.py (bench/ itself on the path)
-    from pagerank import (
-        ALPHA,
-        SHARED,
-        _in_turns,
-        gaslab_solver,
-        graphblas_solver,
-        power_iterations_to,
-        reference,
-        scipy_solver,
-    )
+if not __package__:  # started as a file: the relative imports below need the package
+    raise SystemExit("run this benchmark as a module: python -m bench.pagerank_extrapolate")
 
-try:  # python -m bench.pagerank_extrapolate
-    from ._results import write_section
-except ImportError:  # python bench/pagerank_extrapolate.py (bench/ itself on the path)
-    from _results import write_section
+from ._results import write_section
+from .pagerank import (
+    ALPHA,
+    SHARED,
+    _in_turns,
+    gaslab_solver,
+    graphblas_solver,
+    power_iterations_to,
+    reference,
+    scipy_solver,
+)
 
 TARGET = 1e-6
 

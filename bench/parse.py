@@ -31,10 +31,10 @@ from numba import njit
 from gas.datasets import rmat
 from gas.io import read_edgelist
 
-try:  # python -m bench.parse
-    from ._results import write_section
-except ImportError:  # python bench/parse.py (bench/ itself on the path)
-    from _results import write_section
+if not __package__:  # started as a file: the relative imports below need the package
+    raise SystemExit("run this benchmark as a module: python -m bench.parse")
+
+from ._results import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -30,10 +30,10 @@ import gas
 from gas.io import load
 from gas.partition import EdgeCut, EdgeInput, available_methods, partition, undirected_simple
 
-try:  # python -m bench.partition
-    from ._results import write_section
-except ImportError:  # python bench/partition.py (bench/ itself on the path)
-    from _results import write_section
+if not __package__:  # started as a file: the relative imports below need the package
+    raise SystemExit("run this benchmark as a module: python -m bench.partition")
+
+from ._results import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 

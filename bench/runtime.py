@@ -31,10 +31,10 @@ from gas.partition import partition
 from gas.runtime.bsp import mirror_fields
 from gas.runtime.local import LocalCluster
 
-try:  # python -m bench.runtime
-    from ._results import write_section
-except ImportError:  # python bench/runtime.py (bench/ itself on the path)
-    from _results import write_section
+if not __package__:  # started as a file: the relative imports below need the package
+    raise SystemExit("run this benchmark as a module: python -m bench.runtime")
+
+from ._results import write_section
 
 # bytes a mirror receives per superstep: the fields PageRank's gather reads (float64 each)
 SYNC_B = 8 * len(mirror_fields(PageRankProgram(), list(PageRankProgram.vertex_data)))

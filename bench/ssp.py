@@ -33,10 +33,10 @@ from gas.algorithms.pagerank_delta import AccumulativePageRankProgram
 from gas.partition import partition
 from gas.runtime.local import LocalCluster
 
-try:  # python -m bench.ssp
-    from ._results import write_section
-except ImportError:  # python bench/ssp.py (bench/ itself on the path)
-    from _results import write_section
+if not __package__:  # started as a file: the relative imports below need the package
+    raise SystemExit("run this benchmark as a module: python -m bench.ssp")
+
+from ._results import write_section
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "soc-Slashdot0811"
 

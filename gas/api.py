@@ -181,20 +181,12 @@ def _run_launched(
 ) -> RunResult:
     """Join the launcher's ranks and run this rank's part (the whole result on rank 0)."""
     from gas.runtime.comm import Comm
-    from gas.runtime.launch import connect_world
+    from gas.runtime.launch import connect_world, reporting_errors
     from gas.runtime.local import run_launched
 
     t = connect_world()
-    try:
-        res = run_launched(
+    with reporting_errors(t):
+        return run_launched(
             graph, program, Comm(t), engine=engine, partition=partition, max_iter=max_iter,
             active=active, progress=progress, options=opts,
         )  # fmt: skip
-    except BaseException as exc:
-        if t is not None:
-            t.report_error(f"{type(exc).__name__}: {exc}")
-            t.close()
-        raise
-    if t is not None:
-        t.shutdown(timeout=60)
-    return res

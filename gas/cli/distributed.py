@@ -391,20 +391,13 @@ def _run_file_launched(command: str, args: argparse.Namespace, job: dict[str, An
     """This rank's share of a launcher's file job; rank 0 reports."""
     from gas.runtime.comm import Comm
     from gas.runtime.file_job import run_file_job
-    from gas.runtime.launch import connect_world
+    from gas.runtime.launch import connect_world, reporting_errors
 
     progress = progress_printer(args.quiet)
     t = connect_world()
     comm = Comm(t)
-    try:
+    with reporting_errors(t):
         view, res = run_file_job(comm, job, progress=progress)
-    except BaseException as exc:
-        if t is not None:
-            t.report_error(f"{type(exc).__name__}: {exc}")
-            t.close()
-        raise
-    if t is not None:
-        t.shutdown(timeout=60)
     return peer_status(comm.rank, res) if comm.rank else report(command, args, view, res)
 
 

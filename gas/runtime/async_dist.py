@@ -76,7 +76,8 @@ from gas.engine_result import RunLog, RunResult
 from gas.errors import GasError
 from gas.graph import Graph
 from gas.greedy_coloring import color_classes, greedy_coloring
-from gas.program import VertexProgram, validate
+from gas.program import VertexProgram
+from gas.program_spec import ProgramSpec
 from gas.runtime.bsp import collect_edges, collect_masters, restore_into, snapshot
 from gas.runtime.comm import MAX, Comm
 from gas.runtime.dist_engine import DistEngine, local_active, part_engine
@@ -109,7 +110,7 @@ def check_async(program: VertexProgram, graph: Graph, scheduler: str, consistenc
         )
     if consistency is not None and consistency not in CONSISTENCY:
         raise GasError(f"Unknown consistency model {consistency!r}; known: {', '.join(CONSISTENCY)}")
-    need = validate(program, graph).consistency_needed
+    need = ProgramSpec.of(program).consistency_needed  # the analysis alone: the engine validates
     model = consistency or need
     if STRENGTH[model] < STRENGTH[need]:
         raise GasError(

@@ -53,7 +53,8 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import zmq
@@ -471,6 +472,28 @@ def rendezvous_join(
     finally:
         sock.close(linger=0)
         ctx.term()
+
+
+@contextmanager
+def reporting_errors(t: ZmqTransport | None, *, shutdown_timeout: float = 60.0) -> Iterator[None]:
+    """Run one rank's job on ``t``: an error is reported to every peer (so they stop with its
+    message, not a timeout) and the link closed before the error goes on; a job that ends normally
+    shuts the link down cleanly. ``t`` None (a one-rank world): nothing to do.
+
+    Examples
+    --------
+    >>> with reporting_errors(None):
+    ...     pass
+    """
+    try:
+        yield
+    except BaseException as exc:
+        if t is not None:
+            t.report_error(f"{type(exc).__name__}: {exc}")
+            t.close()
+        raise
+    if t is not None:
+        t.shutdown(timeout=shutdown_timeout)
 
 
 def connect_world(

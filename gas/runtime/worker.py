@@ -35,7 +35,7 @@ def _worker_main(rank: int, size: int, port: int, secret: str) -> None:
     """Entry point of a spawned worker: join, then serve jobs until told to stop."""
     import numba
 
-    from gas.runtime.launch import connect_world
+    from gas.runtime.launch import connect_world, reporting_errors
 
     numba.set_num_threads(min(threads_per_proc(size), numba.config.NUMBA_NUM_THREADS))
     env = {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "GAS_JOB_SECRET": secret}
@@ -43,12 +43,10 @@ def _worker_main(rank: int, size: int, port: int, secret: str) -> None:
     assert t is not None
     comm = Comm(t)
     try:
-        serve(comm)
-    except BaseException as exc:
-        t.report_error(f"{type(exc).__name__}: {exc}")
-        t.close()
-        raise SystemExit(1) from None
-    t.shutdown(timeout=30)
+        with reporting_errors(t, shutdown_timeout=30):
+            serve(comm)
+    except BaseException:
+        raise SystemExit(1) from None  # rank 0 has the error and prints it
 
 
 def serve(comm: Comm) -> None:
