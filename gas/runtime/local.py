@@ -48,7 +48,7 @@ from gas.errors import GasError
 from gas.graph import Graph
 from gas.options import CheckpointOptions, Restore, RunOptions, Staleness
 from gas.program import VertexProgram
-from gas.program_spec import overridden
+from gas.program_spec import ProgramSpec
 from gas.runtime.bsp import part_of_graph
 from gas.runtime.comm import Comm
 from gas.runtime.dispatch import job_note, run_part
@@ -313,7 +313,7 @@ def _check_job(graph: Graph, program: VertexProgram, engine: str, opts: RunOptio
         model = check_async(program, graph, opts.scheduler, opts.consistency)
     elif engine != "sync":
         raise GasError(f"Unknown engine {engine!r}; known: sync, async")
-    if isinstance(program, VertexProgram) and overridden(program, "priority") is not None:
+    if isinstance(program, VertexProgram) and ProgramSpec.of(program).has_priority:
         raise GasError(
             f"{type(program).__name__} schedules vertices through priority(v), which the process "
             "runtime does not read (its workers schedule by signals): run it on one process, or "
