@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from gas.api import run
+from gas.cuda_device import device_engine
 from gas.engine import require_converged
 from gas.graph import Graph
 from gas.options import RunOptions
@@ -60,6 +61,7 @@ def connected_components(
     procs: int = 1,
     partition: str = "hdrf",
     options: RunOptions | None = None,
+    device: str = "cpu",
 ) -> np.ndarray:
     """Weakly connected components: for each vertex, the ORIGINAL id of the smallest vertex in it.
 
@@ -71,6 +73,13 @@ def connected_components(
     :class:`gas.ConvergenceError` holding the partial labels. ``procs``, ``partition`` and
     ``options`` are :func:`gas.run`'s: ``procs > 1`` splits the graph over local processes.
 
+    ``device="cuda"`` runs the same program on a GPU (:class:`gas.cuda_engine.CudaEngine`, one
+    GPU per process with ``procs``), with the same answer; it takes the synchronous engine only
+    (``engine="async"`` or ``debug`` raise :class:`gas.GasError`, as do a missing numba-cuda, no
+    GPU, or a graph larger than the GPU's free memory). ``device="auto"`` picks the GPU when
+    numba-cuda and a GPU are present and the graph has at least
+    :data:`gas.cuda_device.AUTO_MIN_EDGES` edges, else the CPU (the default is ``"cpu"``).
+
     Examples
     --------
     >>> import gas
@@ -78,6 +87,7 @@ def connected_components(
     >>> gas.algorithms.connected_components(g).tolist()
     [7, 7, 7, 20, 20]
     """
+    engine = device_engine(device, G.num_edges, engine, debug=debug)
     if G.num_vertices == 0:
         return G.ids.copy()
     budget = G.num_vertices + 1 if max_iter is None else max_iter

@@ -20,7 +20,9 @@ from numba import njit
 
 from gas.api import run
 from gas.async_engine import AsyncEngine, superstep_work
-from gas.engine import RunResult, SyncEngine
+from gas.cuda_device import device_engine
+from gas.engine import RunResult
+from gas.engine_base import engine_for
 from gas.errors import GasError, GraphError, InputError, convergence_error
 from gas.graph import Graph
 from gas.options import RunOptions
@@ -364,7 +366,7 @@ def shortfall_message(res: RunResult, engine: str, max_iter: int, change: float,
     """How far an unconverged PageRank got (its error's message, without the target): the
     synchronous engine's last L1 change, or the asynchronous engine's ``work`` (edge visits
     and updates), rounds, vertices still scheduled and ``change`` (one power step's L1)."""
-    if engine == "sync":
+    if engine != "async":  # the synchronous engine, on the CPU or a GPU ("cuda")
         return f"PageRank stopped after {res.iterations} supersteps with L1 change {change:.1e}"
     left = int(res.stats[-1].get("scheduled", 0)) if res.stats else n
     return (
@@ -424,6 +426,7 @@ def pagerank(
     procs: int = 1,
     partition: str = "hdrf",
     options: RunOptions | None = None,
+    device: str = "cpu",
 ) -> np.ndarray | tuple[np.ndarray, RunResult]:
     """PageRank of every vertex, indexed by internal vertex id (``G.ids`` maps back).
 
@@ -448,8 +451,9 @@ def pagerank(
     extrapolate_every : int, default 6
         One process, synchronous engine: an Anderson extrapolation every this many supersteps
         (``_Extrapolation``); 0 runs plain power iteration, as networkx and several processes do.
-    procs, partition, options
-        As in :func:`gas.run`: ``procs > 1`` splits ``G`` over local processes.
+    procs, partition, options, device
+        As in :func:`gas.run` (``procs > 1``: local processes). ``device``: ``"cpu"``, ``"cuda"`` (a
+        GPU, same answer) or ``"auto"`` (:func:`gas.cuda_device.device_engine` says what each runs).
 
     Returns
     -------
@@ -473,13 +477,13 @@ def pagerank(
     >>> gas.algorithms.pagerank(g).round(4).tolist()
     [0.3333, 0.3333, 0.3333]
     """
-    _check_args(G, alpha, tol, weight, engine)
+    if options is not None:  # the one-process settings may come in the options too
+        threads, debug = threads if threads is not None else options.threads, debug or options.debug
+    run_engine = _check_args(G, alpha, tol, weight, engine, device, debug)
     if G.num_vertices == 0:
         empty = np.zeros(0, np.float64)
         return (empty, RunResult(np.zeros(0), empty, 0, True)) if return_result else empty
-    if options is not None:  # the one-process settings may come in the options too
-        threads, debug = threads if threads is not None else options.threads, debug or options.debug
-    how = (engine, scheduler, consistency, extrapolate_every, procs, partition, options)
+    how = (run_engine, scheduler, consistency, extrapolate_every, procs, partition, options)
     ranks, res = _pagerank_with(G, alpha, tol, max_iter, weight, threads, debug, progress, how)
     _check_result(G, ranks, res, alpha, tol, max_iter, weight, engine)
     return (ranks, res) if return_result else ranks
@@ -495,7 +499,7 @@ def _pagerank_with(G, alpha, tol, max_iter, weight, threads, debug, progress, ho
     if engine == "async":
         args = (G, alpha, tol, max_iter, weight, threads, debug, progress, scheduler, consistency)
         return _pagerank_async(*args)
-    return _pagerank_sync(G, alpha, tol, max_iter, weight, threads, debug, progress, every)
+    return _pagerank_sync(G, alpha, tol, max_iter, weight, threads, debug, progress, every, engine)
 
 
 def _needs_run(options: RunOptions | None) -> bool:
@@ -503,14 +507,18 @@ def _needs_run(options: RunOptions | None) -> bool:
     return options is not None and (options.needs_runtime or options.launcher != "off")
 
 
-def _check_args(G: Graph, alpha: float, tol: float, weight: str | None, engine: str) -> None:
-    """Refuse a bad ``alpha``, ``tol``, ``weight`` column (or weights) or ``engine``."""
+def _check_args(
+    G: Graph, alpha: float, tol: float, weight: str | None, engine: str, device: str, debug: bool
+) -> str:
+    """Refuse a bad ``alpha``, ``tol``, ``weight`` column (or weights), ``engine`` or ``device``;
+    returns the engine the run uses (``"cuda"`` for ``device="cuda"``)."""
+    run_engine = device_engine(device, G.num_edges, engine, debug=debug)
     if not 0.0 <= alpha <= 1.0:
         raise InputError(f"Expected 'alpha' in [0, 1] (got {alpha})")
     if not (np.isfinite(tol) and tol >= 0.0):
         raise InputError(f"Expected 'tol' finite and >= 0 (got {tol})")
     if G.num_vertices == 0:
-        return
+        return run_engine
     if weight is not None and (weight != "weight" or weight not in G.edata):
         raise ValueError(
             f"Expected weight='weight' on a graph with a weight column (got {weight!r}; "
@@ -520,6 +528,7 @@ def _check_args(G: Graph, alpha: float, tol: float, weight: str | None, engine: 
         raise ValueError(f"Expected engine 'sync' or 'async' (got {engine!r})")
     if weight is not None:
         check_weights(G, weight)
+    return run_engine
 
 
 def _pagerank_run(G, alpha, tol, max_iter, weight, progress, engine, scheduler, consistency, where):
@@ -547,14 +556,15 @@ def _pagerank_run(G, alpha, tol, max_iter, weight, progress, engine, scheduler, 
     return (y / y.sum() if engine == "async" else y), res
 
 
-def _pagerank_sync(G, alpha, tol, max_iter, weight, threads, debug, progress, every):
-    """Synchronous PageRank (power iteration, extrapolated every ``every`` supersteps)."""
+def _pagerank_sync(G, alpha, tol, max_iter, weight, threads, debug, progress, every, engine="sync"):
+    """Synchronous PageRank (power iteration, extrapolated every ``every`` supersteps) on the
+    engine ``engine``: ``"sync"`` (the CPU) or ``"cuda"`` (the same supersteps on a GPU)."""
     if weight is not None:
-        eng = SyncEngine(G, WeightedPageRankProgram(alpha, tol), threads=threads, debug=debug)
+        eng = engine_for(G, WeightedPageRankProgram(alpha, tol), engine, threads=threads, debug=debug)
         degree = np.bincount(G.src, weights=G.edata[weight], minlength=G.num_vertices)
-        eng.columns["out_weight"][:] = degree
+        eng.columns["out_weight"][:] = degree  # the CUDA engine's run copies it to the device
     else:
-        eng = SyncEngine(G, PageRankProgram(alpha, tol), threads=threads, debug=debug)
+        eng = engine_for(G, PageRankProgram(alpha, tol), engine, threads=threads, debug=debug)
         degree = G.out_degree
     hook = _Extrapolation(degree, every) if every else None
     res = eng.run(max_iter, progress=progress, between=hook)

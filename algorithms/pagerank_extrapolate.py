@@ -119,10 +119,15 @@ class _Extrapolation:
         self.count = 0  # extrapolations made
         self.blocks = int(min(64, max(1, degree.shape[0] // 8192)))
 
+    #: reads only the columns it asks for, when it needs them (a GPU engine then copies only
+    #: ``change`` back on the supersteps that copy a step, and everything on an extrapolation)
+    device_aware = True
+
     def __call__(self, eng: Engine, stat: dict) -> None:
         phase = (stat["iteration"] + 1) % self.every
         d = eng.columns["change"]
         if phase >= self.every - self.m:
+            eng.sync_host(("change",))
             row = phase - (self.every - self.m)
             if self.F is None:
                 self.F = np.empty((self.m, d.shape[0]))
@@ -130,6 +135,7 @@ class _Extrapolation:
                 np.copyto(self.F[row], d)
                 self.have += 1
         elif phase == 0 and self.have == self.m:
+            eng.sync_host()
             if self._extrapolate(eng, d):
                 stat.update(eng.refresh_aggregates())
                 stat["extrapolated"] = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from gas.api import run
+from gas.cuda_device import device_engine
 from gas.engine import require_converged
 from gas.errors import GraphError, convergence_error
 from gas.graph import Graph
@@ -76,6 +77,7 @@ def sssp(
     procs: int = 1,
     partition: str = "hdrf",
     options: RunOptions | None = None,
+    device: str = "cpu",
 ) -> np.ndarray:
     """Shortest-path distance from ``source`` to every vertex (``inf`` where unreachable).
 
@@ -87,9 +89,10 @@ def sssp(
     weight : str or None, default "weight"
         Use the graph's weight column when it has one; ``None`` (or a graph without weights)
         counts hops.
-    engine, scheduler, consistency
+    engine, scheduler, consistency, device
         ``engine="async"`` runs the same program on :class:`gas.AsyncEngine` with that scheduler
-        and consistency model.
+        and consistency model. ``device``: ``"cpu"`` (default), ``"cuda"`` (a GPU, same answer)
+        or ``"auto"`` (:func:`gas.cuda_device.device_engine` says what each runs).
     max_iter : int, optional
         Most supersteps (rounds); default ``num_vertices + 1``, which always suffices.
     procs, partition, options
@@ -129,9 +132,9 @@ def sssp(
     prog = SSSPProgram(s) if weighted else HopsProgram(s)
     budget = G.num_vertices + 1 if max_iter is None else max_iter
     res = run(
-        G, prog, engine=engine, procs=procs, partition=partition, max_iter=budget, active=[s],
-        progress=progress, scheduler=scheduler, consistency=consistency, options=options,
-        threads=threads, debug=debug or None,
+        G, prog, engine=device_engine(device, G.num_edges, engine, debug=debug), procs=procs,
+        partition=partition, max_iter=budget, active=[s], progress=progress, scheduler=scheduler,
+        consistency=consistency, options=options, threads=threads, debug=debug or None,
     )  # fmt: skip
     if np.isnan(res.output).any():
         msg = "SSSP produced NaN distances; check the edge weights"

@@ -16,6 +16,8 @@ _os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 from gas.api import run  # noqa: E402  (after the environment default)
 from gas.async_engine import AsyncEngine  # noqa: E402
+from gas.cuda_engine import CudaEngine  # noqa: E402
+from gas.cuda_tuning import CudaTuning  # noqa: E402
 from gas.engine import RunResult, SyncEngine  # noqa: E402
 from gas.engine_base import Engine  # noqa: E402
 from gas.errors import ConvergenceError, GasError, GraphError, InputError, ProgramError  # noqa: E402
@@ -30,6 +32,8 @@ __version__ = "0.1.0"
 __all__ = [
     "ALL",
     "AsyncEngine",
+    "CudaEngine",
+    "CudaTuning",
     "Engine",
     "ConvergenceError",
     "IN",

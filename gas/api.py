@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gas.async_engine import AsyncEngine
+from gas.cuda_engine import CudaEngine
 from gas.engine import SyncEngine
 from gas.engine_base import engine_for
 from gas.engine_result import RunResult
@@ -36,7 +37,7 @@ from gas.program import VertexProgram
 __all__ = ["run", "RunOptions"]
 
 #: the engines ``engine=`` picks among (importing them registers them with :func:`engine_for`)
-_REGISTERED = (SyncEngine, AsyncEngine)
+_REGISTERED = (SyncEngine, AsyncEngine, CudaEngine)
 
 
 def _graph_and_program(a: Any, b: Any) -> tuple[Any, VertexProgram]:

@@ -305,6 +305,15 @@ class Engine:
             self.k.k_priorities(idx, self.VC, self.EC, self.params, out)
         return out
 
+    def sync_host(self, names: tuple[str, ...] | None = None) -> None:
+        """Make :attr:`columns` (and :attr:`edge_columns`; ``names``: only these vertex
+        columns) current: a device engine copies them back, here they always are. A
+        ``between`` hook marked ``device_aware = True`` calls it before reading them."""
+
+    def sync_device(self, names: tuple[str, ...] | None = None) -> None:
+        """Make the engine see what was written into :attr:`columns` (``names``: only these):
+        a device engine copies them over, here nothing is needed."""
+
     def combine(self, rows: np.ndarray, incoming: np.ndarray) -> None:
         """Fold partial gather totals ``incoming[i]`` into vertex ``rows[i]`` with the program's
         ``sum`` (what a master does with its mirrors' partial sums); ``rows`` has no repeats."""

@@ -38,7 +38,9 @@ from gas.runtime.ssp_straggler import parse_straggler
 
 __all__ = ["RunOptions", "Staleness", "CheckpointOptions", "Restore", "ENGINES", "SCHEDULERS"]
 
-ENGINES = ("sync", "async")
+ENGINES = ("sync", "async", "cuda")
+#: where the ranks of a process run compute
+DEVICES = ("cpu", "cuda")
 SCHEDULERS = ("fifo", "priority", "sweep")
 CONSISTENCIES = ("vertex", "edge", "full")
 LAUNCHERS = ("off", "auto")
@@ -297,6 +299,9 @@ class RunOptions:
         A state to start from (process runs).
     edges : bool, default False
         Also return the program's edge fields (``RunResult.edge_data``, by edge id; a process run).
+    device : {"cpu", "cuda"}, default "cpu"
+        Where each rank of a process run computes: ``"cuda"`` gives each rank one GPU
+        (:class:`gas.cuda_engine.CudaEngine`; ``gas.run(..., engine="cuda", procs=N)`` sets it).
     launcher : {"off", "auto"}, default "off"
         ``"auto"``: when a launcher (``mpiexec``, ``srun``, torchrun-style env) started several
         ranks, join them and run this rank's part (:func:`gas.runtime.local.run_launched`).
@@ -323,6 +328,7 @@ class RunOptions:
     checkpoint: CheckpointOptions | None = None
     restore: Restore | None = None
     edges: bool = False
+    device: str = "cpu"
     launcher: str = "off"
 
     def __post_init__(self) -> None:
@@ -335,6 +341,7 @@ class RunOptions:
         if self.consistency is not None:
             _one_of("consistency model", self.consistency, CONSISTENCIES)
         _one_of("launcher", self.launcher, LAUNCHERS)
+        _one_of("device", self.device, DEVICES)
         for name in ("debug", "edges"):
             if not isinstance(getattr(self, name), bool):
                 raise GasError(f"Expected '{name}' to be True or False (got {getattr(self, name)!r})")

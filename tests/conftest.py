@@ -4,7 +4,12 @@ local cluster of spawned workers."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+
+# The CUDA engine's tests run in numba-cuda's simulator (no GPU here): it must be chosen before
+# numba.cuda is first imported, which nothing does before this file.
+os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
 import pytest
 
@@ -62,3 +67,19 @@ def pytest_configure(config):
         "markers",
         "slow: long equivalence sweeps and stress runs; CI runs them, `pytest -m 'not slow'` skips them",
     )
+
+
+@pytest.fixture(scope="module")
+def cuda_sim():
+    """The CUDA simulator, made quicker: numba-cuda's block manager polls its threads while
+    holding the GIL, so a short switch interval lets the simulated threads run (about 2.5x
+    faster kernels); skips when numba-cuda is not installed."""
+    pytest.importorskip("numba_cuda", reason="the CUDA tests need numba-cuda (pip install -e '.[test]')")
+    from numba import config
+
+    if not config.ENABLE_CUDASIM:
+        pytest.skip("the CUDA tests run in numba-cuda's simulator (NUMBA_ENABLE_CUDASIM=1)")
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
+    yield
+    sys.setswitchinterval(old)

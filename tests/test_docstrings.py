@@ -8,7 +8,7 @@ import pkgutil
 
 import pytest
 
-SKIP = {"gas._template", "gas._template_async", "gas.cli"}
+SKIP = {"gas._template", "gas._template_async", "gas._template_cuda", "gas.cli"}
 
 
 def _modules():

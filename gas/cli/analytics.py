@@ -18,6 +18,7 @@ from gas.cli.common import (
     HelpFormatter,
     add_async_options,
     add_common_options,
+    add_device_option,
     load_graph,
     parse_id,
     progress_printer,
@@ -29,9 +30,25 @@ from gas.cli.distributed import (
     maybe_distributed,
     maybe_distributed_file,
 )
+from gas.cuda_device import device_engine
 from gas.errors import GasError
 
 __all__ = ["register"]
+
+
+def _whole_file_job(args: argparse.Namespace, command: str) -> int | None:
+    """:func:`maybe_distributed_file` on the CPU. A ``--device cuda|auto`` run loads the whole
+    graph first (``auto`` needs its edge count) and goes through :func:`gas.run`."""
+    if args.device != "cpu":
+        return None
+    return maybe_distributed_file(args, command)
+
+
+def _resolve_device(args: argparse.Namespace, g: Any) -> None:
+    """Turn ``args.device`` into ``"cpu"`` or ``"cuda"`` for the loaded graph (checked against
+    ``--engine``), so that the one-process and the process runs use the same device."""
+    engine = device_engine(args.device, g.num_edges, getattr(args, "engine", "sync"))
+    args.device = "cuda" if engine == "cuda" else "cpu"
 
 
 def _cmd_pagerank(args: argparse.Namespace) -> int:
@@ -42,9 +59,10 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
         raise GasError(f"Expected --extrapolate-every 0 (none) or at least 3 (got {every})")
     if every and args.engine == "async":
         raise GasError("--extrapolate-every is for the synchronous engine; drop it or --engine async")
-    if (status := maybe_distributed_file(args, "pagerank")) is not None:
+    if (status := _whole_file_job(args, "pagerank")) is not None:
         return status
     g = load_graph(args, check_weights="finite-nonnegative" if args.weighted else None)
+    _resolve_device(args, g)
     if (status := maybe_distributed(args, g, "pagerank")) is not None:
         return status
     with warnings.catch_warnings(record=True) as caught, unconverged_output(args, g, "%.17g"):
@@ -61,6 +79,7 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
             engine=args.engine,
             scheduler=args.scheduler,
             consistency=args.consistency,
+            device=args.device,
             # pagerank()'s own default unless the flag was given
             **({} if every is None else {"extrapolate_every": every}),
         )
@@ -81,13 +100,16 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
 def _cmd_cc(args: argparse.Namespace) -> int:
     from gas.algorithms import connected_components
 
-    if (status := maybe_distributed_file(args, "cc")) is not None:
+    if (status := _whole_file_job(args, "cc")) is not None:
         return status
     g = load_graph(args)
+    _resolve_device(args, g)
     if (status := maybe_distributed(args, g, "cc")) is not None:
         return status
     with unconverged_output(args, g, "%s"):
-        comp = connected_components(g, threads=args.threads, progress=progress_printer(args.quiet))
+        comp = connected_components(
+            g, threads=args.threads, progress=progress_printer(args.quiet), device=args.device
+        )
     labels, sizes = np.unique(comp, return_counts=True)
     print(f"components\t{labels.size}")
     if sizes.size:
@@ -104,9 +126,10 @@ def _cmd_cc(args: argparse.Namespace) -> int:
 def _cmd_sssp(args: argparse.Namespace) -> int:
     from gas.algorithms import sssp
 
-    if (status := maybe_distributed_file(args, "sssp")) is not None:
+    if (status := _whole_file_job(args, "sssp")) is not None:
         return status
     g = load_graph(args, check_weights=None if args.hops else "nonnegative")
+    _resolve_device(args, g)
     if (status := maybe_distributed(args, g, "sssp")) is not None:
         return status
     src = parse_id(args.source, g)
@@ -117,6 +140,7 @@ def _cmd_sssp(args: argparse.Namespace) -> int:
             weight=None if args.hops else "weight",
             threads=args.threads,
             progress=progress_printer(args.quiet),
+            device=args.device,
         )
     reach = np.isfinite(dist)
     kind = "hops" if (args.hops or g.weights is None) else "weighted"
@@ -182,6 +206,7 @@ def _add_pagerank(sub: Any) -> None:
         ),
     )
     add_async_options(p, default_scheduler="priority")
+    add_device_option(p)
     p.add_argument("--top", type=nonneg_int, default=10, help="print the top K vertices (0: none)")
     p.add_argument("--weighted", action="store_true", help="use the third column as edge weights")
     add_runtime_options(p)
@@ -214,6 +239,7 @@ def register(sub: Any) -> None:
     )
     add_common_options(p)
     p.add_argument("--top", type=nonneg_int, default=0, help="print the K largest components")
+    add_device_option(p)
     add_runtime_options(p)
     p.set_defaults(func=_cmd_cc)
 
@@ -227,6 +253,7 @@ def register(sub: Any) -> None:
     add_common_options(p)
     p.add_argument("--source", required=True, metavar="ID", help="original id of the source vertex")
     p.add_argument("--hops", action="store_true", help="count hops even if the file has weights")
+    add_device_option(p)
     add_runtime_options(p)
     p.set_defaults(func=_cmd_sssp)
 

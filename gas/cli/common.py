@@ -35,6 +35,7 @@ __all__ = [
     "HelpFormatter",
     "add_async_options",
     "add_common_options",
+    "add_device_option",
     "add_unconverged_option",
     "load_graph",
     "parse_id",
@@ -285,4 +286,29 @@ def add_async_options(p: argparse.ArgumentParser, default_scheduler: str = "fifo
         choices=CONSISTENCY,
         default=None,
         help="async engine: consistency model (default: the weakest the program is safe under)",
+    )
+
+
+def add_device_option(p: argparse.ArgumentParser) -> None:
+    """``--device {cpu,cuda,auto}``: where the run executes (see :mod:`gas.cuda_device`).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser()
+    >>> add_device_option(p)
+    >>> p.parse_args([]).device, p.parse_args(["--device", "auto"]).device
+    ('cpu', 'auto')
+    """
+    from gas.cuda_device import AUTO_MIN_EDGES, DEVICES
+
+    p.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="cpu",
+        help=(
+            "cuda: run on an NVIDIA GPU (needs pip install 'gaslab[cuda]'; with --procs N, one GPU "
+            "per process); auto: the GPU when numba-cuda and a GPU are present and the graph has "
+            f"at least {AUTO_MIN_EDGES:,d} edges, else the CPU"
+        ),
     )

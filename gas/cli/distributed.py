@@ -139,6 +139,8 @@ def engine_choice(args: argparse.Namespace) -> tuple[str, str, str | None]:
     ('sync', 'fifo', None)
     """
     engine = getattr(args, "engine", "sync") or "sync"
+    if getattr(args, "device", "cpu") == "cuda":  # resolved by gas.cli.analytics (--device)
+        return "cuda", "fifo", None
     if engine != "async":
         return "sync", "fifo", None
     from gas.runtime.async_dist import DIST_SCHEDULERS
@@ -234,7 +236,7 @@ def checkpoint_spec(args: argparse.Namespace, command: str, extra: dict[str, Any
     if args.checkpoint_every < 1:
         raise GasError(f"Expected --checkpoint-every >= 1 (got {args.checkpoint_every})")
     keep = ("alpha", "tol", "max_iter", "hops", "skip_rows", "keep_duplicates", "undirected")
-    keep += ("partition", "seed", "engine", "scheduler", "consistency")
+    keep += ("partition", "seed", "engine", "scheduler", "consistency", "device")
     meta = {
         "command": command,
         "file": os.path.abspath(args.file),

@@ -72,7 +72,7 @@ def _pagerank_shortfall(args: argparse.Namespace, g: Any, res: Any, engine: str)
     from gas.algorithms.pagerank import power_step_change, shortfall_message
     from gas.graph import Graph
 
-    if engine == "sync":
+    if engine != "async":  # "sync" or "cuda": supersteps
         change = float(res.aggregates.get("change", float("nan")))
     else:
         change = power_step_change(g, res.output, args.alpha) if isinstance(g, Graph) else float("nan")

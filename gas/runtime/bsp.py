@@ -77,6 +77,7 @@ def run_partition(
     restore: dict[str, Any] | None = None,
     edges: bool = False,
     between: Hook | None = None,
+    device: str = "cpu",
 ) -> RunResult:
     """Run ``program`` on this rank's part; rank 0 returns the whole graph's result.
 
@@ -90,9 +91,11 @@ def run_partition(
     ``exchange_seconds`` and ``bytes_sent`` (this rank's). ``edges=True``: rank 0's result also
     holds the program's edge fields by global edge id (``RunResult.edge_data``). ``between``
     is :meth:`gas.SyncEngine.run`'s hook (every rank calls it with its own engine).
+    ``device="cuda"``: this rank's part runs on one GPU
+    (:class:`gas.runtime.dist_cuda.DistCudaEngine`), the exchange staged through the host.
     """
     t_setup = time.perf_counter()
-    eng, eid = part_engine(part, program, comm, threads)
+    eng, eid = part_engine(part, program, comm, threads, device=device)
     ex: NetworkExchange = eng.exchange  # type: ignore[assignment]
     n = part.num_vertices
     gids = eng.partition.global_ids
@@ -202,6 +205,7 @@ def snapshot(
         nxt = ex.pending_active[ids]
     else:
         nxt = np.zeros(ids.shape[0], np.uint8)
+    eng.sync_host()
     vcols = {k: eng.columns[k][ids] for k, _ in spec.vertex_columns if k not in spec.builtin_columns}
     vcols.update({k: v[ids] for k, v in (extra or {}).items()})
     ecols = {k: v for k, v in eng.edge_columns.items() if k not in spec.graph_edge_fields}

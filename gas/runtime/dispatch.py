@@ -82,6 +82,11 @@ def run_part(
     opts = options or RunOptions()
     checkpoint = None if opts.checkpoint is None else opts.checkpoint.to_json()
     restore = None if opts.restore is None else opts.restore.as_dict()
+    if opts.device != "cpu" and (color is not None or opts.staleness is not None):
+        raise GasError(
+            f"device={opts.device!r} runs the synchronous engine's supersteps: drop "
+            f"{'--engine async' if color is not None else '--staleness'} or use --device cpu"
+        )
     if color is not None:
         from gas.runtime.async_dist import run_partition_async
 
@@ -95,6 +100,7 @@ def run_part(
         return run_partition(
             part, program, comm, max_iter=max_iter, active=active, threads=opts.threads,
             progress=progress, checkpoint=checkpoint, restore=restore, edges=opts.edges,
+            device=opts.device,
         )  # fmt: skip
     for k, v in (("active", active), ("checkpoint", checkpoint), ("restore", restore), ("edges", opts.edges)):
         if v is not None and v is not False:
@@ -122,8 +128,9 @@ def job_note(
     Examples
     --------
     >>> from gas.algorithms.pagerank import PageRankProgram
-    >>> sorted(job_note(PageRankProgram(), RunOptions(), max_iter=5, active=None))
-    ['active', 'async', 'checkpoint', 'edges', 'max_iter', 'max_work', 'op', 'program', 'restore', 'ssp']
+    >>> note = job_note(PageRankProgram(), RunOptions(device="cuda"), max_iter=5, active=None)
+    >>> sorted(note)[:5], note["device"]
+    (['active', 'async', 'checkpoint', 'device', 'edges'], 'cuda')
     """
     o = options
     return {
@@ -137,6 +144,7 @@ def job_note(
         "edges": bool(o.edges),
         "async": {"scheduler": o.scheduler, "priority_ratio": o.priority_ratio} if asynchronous else None,
         "restore": None if o.restore is None else o.restore.to_json(),
+        "device": o.device,
     }
 
 
@@ -154,4 +162,5 @@ def job_options(
         checkpoint=CheckpointOptions.from_json(job["checkpoint"]) if job.get("checkpoint") else None,
         restore=restore,
         edges=bool(job.get("edges")),
+        device=str(job.get("device", "cpu")),
     )

@@ -25,12 +25,13 @@ import numpy as np
 
 from gas.config import CONFIG
 from gas.engine import SyncEngine
+from gas.engine_base import Engine
 from gas.engine_ranges import active_mask
 from gas.local_part import Partition
-from gas.program import EdgeDir, VertexProgram
+from gas.program import VertexProgram
 from gas.runtime.comm import Comm
-from gas.runtime.network_exchange import NetworkExchange
-from gas.runtime.program_analysis import layout_for, mirror_fields
+from gas.runtime.part_exchange import attach_exchange
+from gas.runtime.program_analysis import layout_for
 from gas.runtime.worker_graph import WorkerPart, build_partition
 
 __all__ = ["DistEngine", "part_engine", "local_active"]
@@ -56,18 +57,7 @@ class DistEngine(SyncEngine):
         threads: int | None = None,
     ) -> None:
         super().__init__(partition, program, threads=threads)
-        for name, deg in (("out_degree", out_degree), ("in_degree", in_degree)):
-            if name in self.columns:
-                self.columns[name][:] = deg
-        gdir = EdgeDir(program.gather_edges)
-        fields = [k for k, _ in self.spec.vertex_columns if k not in self.spec.builtin_columns]
-        sync = mirror_fields(program, fields)
-        gathers = (
-            self.gather_degree > 0 if gdir != EdgeDir.NONE else np.zeros(partition.graph.num_vertices, bool)
-        )
-        ex = NetworkExchange(comm, partition, master, gathers, sync)
-        ex.engine = self
-        self.exchange = ex
+        ex = attach_exchange(self, comm, out_degree, in_degree, master)
         nm = ex.master_ids.shape[0]
         if nm == 0 or int(ex.master_ids[-1]) == nm - 1:  # masters are 0..nm-1
             parts = max(1, min(nm, self.nthreads * CONFIG["chunks_per_thread"]))
@@ -98,13 +88,18 @@ class DistEngine(SyncEngine):
 
 
 def part_engine(
-    part: WorkerPart, program: VertexProgram, comm: Comm, threads: int | None = None
-) -> tuple[DistEngine, np.ndarray]:
+    part: WorkerPart, program: VertexProgram, comm: Comm, threads: int | None = None, device: str = "cpu"
+) -> tuple[Engine, np.ndarray]:
     """The engine of this rank's part (numbered by :func:`layout_for`) and the global edge id of
-    each local edge: what every runner of a part starts from."""
+    each local edge: what every runner of a part starts from. ``device="cuda"``: a
+    :class:`gas.runtime.dist_cuda.DistCudaEngine` on this rank's GPU."""
     partition, outd, ind, eid = build_partition(
         part, comm, layout=layout_for(program), gather_edges=program.gather_edges
     )
+    if device == "cuda":
+        from gas.runtime.dist_cuda import DistCudaEngine
+
+        return DistCudaEngine(partition, program, comm, outd, ind, part.master, threads=threads), eid
     return DistEngine(partition, program, comm, outd, ind, part.master, threads=threads), eid
 
 

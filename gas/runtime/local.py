@@ -72,6 +72,7 @@ __all__ = [
     "LocalCluster",
     "run_distributed",
     "run_launched",
+    "device_job",
     "fold_keywords",
     "program_to_json",
     "program_from_json",
@@ -210,7 +211,7 @@ class LocalCluster:
         are folded into it (:func:`fold_keywords`). ``assignment``: a ready partition
         (``procs`` parts) instead of partitioning with ``partition``.
         """
-        opts = fold_keywords(options, **keywords)
+        engine, opts = device_job(engine, fold_keywords(options, **keywords))
         st = opts.staleness
         if st is not None:  # refused before any work
             ssp_job(
@@ -296,6 +297,22 @@ class LocalCluster:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def device_job(engine: str, opts: RunOptions) -> tuple[str, RunOptions]:
+    """``engine="cuda"`` across processes: the synchronous engine's supersteps with each rank
+    on its own GPU (``RunOptions.device``); other engines unchanged.
+
+    Examples
+    --------
+    >>> device_job("cuda", RunOptions())[1].device
+    'cuda'
+    """
+    if engine != "cuda":
+        return engine, opts
+    if opts.staleness is not None:
+        raise GasError("Bounded staleness runs on the CPU engine: drop --staleness or use --device cpu")
+    return "sync", replace(opts, device="cuda")
 
 
 def _check_job(graph: Graph, program: VertexProgram, engine: str, opts: RunOptions) -> str | None:
@@ -396,7 +413,7 @@ def run_distributed(
     >>> run_distributed(g, ComponentsProgram(), procs=1).output.tolist()
     [0, 0, 2, 2]
     """
-    opts = fold_keywords(options, **keywords)
+    engine, opts = device_job(engine, fold_keywords(options, **keywords))
     _check_job(graph, program, engine, opts)  # what cannot run is refused before any worker is spawned
     if initial is not None:
         opts = replace(opts, restore=initial_state(graph, program, initial, active))
@@ -469,7 +486,7 @@ def run_launched(
     """
     from gas.partition import partition as make_partition
 
-    opts = fold_keywords(options, **keywords)
+    engine, opts = device_job(engine, fold_keywords(options, **keywords))
     st = opts.staleness
     if st is not None:
         ssp_job(
