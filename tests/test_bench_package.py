@@ -31,7 +31,7 @@ def test_no_sys_path_edit(path):
     assert uses == [], f"{path.name} edits sys.path at lines {uses}"
 
 
-@pytest.mark.parametrize("name", ["pagerank", "pagerank_extrapolate", "boundscheck"])
+@pytest.mark.parametrize("name", ["pagerank", "pagerank_extrapolate", "boundscheck", "cuda"])
 def test_runs_as_a_module(name):
     # These import bench.pagerank (and bench._results): under -m that works only as a package.
     cmd = [sys.executable, "-m", f"bench.{name}", "--help"]
