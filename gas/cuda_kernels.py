@@ -63,15 +63,15 @@ def make_kernels(block: int, items: int) -> dict:
         sh = cuda.shared.array(block, np.int64)
         t = cuda.threadIdx.x
         base = cuda.blockIdx.x * span + t * items
-        run = 0
+        run = np.int64(0)  # int64 throughout (flags may be bytes)
         for j in range(items):
             i = base + j
             if i < n:
-                run += src[idx[i]] if use_idx else src[i]
+                run += np.int64(src[idx[i]] if use_idx else src[i])
         sh[t] = run
         cuda.syncthreads()
         if t == 0:
-            acc = 0
+            acc = np.int64(0)
             for j in range(block):
                 x = sh[j]
                 sh[j] = acc
@@ -84,7 +84,7 @@ def make_kernels(block: int, items: int) -> dict:
             if i <= n:
                 out[i] = run
             if i < n:
-                run += src[idx[i]] if use_idx else src[i]
+                run += np.int64(src[idx[i]] if use_idx else src[i])
 
     @cuda.jit
     def k_add_offsets(out, n1, offs):
