@@ -28,7 +28,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
+import threading
 from typing import Any
+
+import numpy as np
+from numba.core import types as nbtypes
+from numba.np import numpy_support
 
 from gas.errors import GasError
 
@@ -93,7 +99,44 @@ def cuda_module() -> Any:
         raise GasError(
             f"numba-cuda is installed but does not import ({exc}): {_INSTALL}; {_CPU_HINT}"
         ) from exc
+    if is_simulator():
+        _lock_simulator_shared_memory()
     return cuda
+
+
+_SHARED_LOCK = threading.Lock()
+
+
+def _lock_simulator_shared_memory() -> None:
+    """Make the simulator's ``cuda.shared.array`` safe when a block's threads first reach it
+    together. numba-cuda 0.30's simulator looks the array up by the calling line and creates
+    it if missing without a lock, so two threads of one block can each create their own and
+    a block reduction then reads an array the others never wrote (seen here once: a wrong
+    PageRank on a hub graph in a full test run under load, and an integer overflow from an
+    uninitialised scan array; 40 isolated repeats did not reproduce it). Same behaviour, with
+    the lookup and creation under a lock; a GPU is not affected."""
+    from numba.cuda.simulator import kernelapi
+
+    shared = kernelapi.FakeCUDAShared
+    if getattr(shared, "_gas_locked", False):
+        return
+    unlocked = shared.array
+
+    def array(self: Any, shape: Any, dtype: Any, alignment: Any = None) -> Any:
+        if alignment is not None or shape == 0:  # errors and dynamic memory: as before
+            return unlocked(self, shape, dtype, alignment)
+        if isinstance(dtype, nbtypes.Type):
+            dtype = numpy_support.as_dtype(dtype)
+        frame = sys._getframe(1)
+        key = (frame.f_code.co_filename, frame.f_lineno)
+        with _SHARED_LOCK:
+            arr = self._allocations.get(key)
+            if arr is None:
+                arr = self._allocations[key] = np.empty(shape, dtype)
+        return arr
+
+    shared.array = array
+    shared._gas_locked = True
 
 
 def is_simulator() -> bool:

@@ -79,6 +79,9 @@ def cuda_sim():
 
     if not config.ENABLE_CUDASIM:
         pytest.skip("the CUDA tests run in numba-cuda's simulator (NUMBA_ENABLE_CUDASIM=1)")
+    from gas.cuda_device import cuda_module
+
+    cuda_module()  # also makes the simulator's shared-array lookup thread-safe
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-4)
     yield

@@ -131,3 +131,29 @@ def test_tuning_refuses_bad_shapes():
         CudaTuning(block_threads=48)
     with pytest.raises(GasError, match="warp_degree <= block_degree"):
         CudaTuning(block_degree=10, warp_degree=32)
+
+
+def test_simulator_shared_arrays_are_one_per_line_for_all_threads_of_a_block():
+    # gas.cuda_device locks the simulator's shared-array lookup: 64 threads released at once
+    # must all get the same array for the same line (unlocked, two may create their own)
+    import threading
+
+    from numba.cuda.simulator import kernelapi
+
+    from gas.cuda_device import cuda_module
+
+    cuda_module()  # applies the fix under the simulator
+    shared = kernelapi.FakeCUDAShared(0)
+    start = threading.Barrier(64)
+    got = []
+
+    def take():
+        start.wait()
+        got.append(shared.array(16, np.int64))
+
+    threads = [threading.Thread(target=take) for _ in range(64)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 64 and all(a is got[0] for a in got)
