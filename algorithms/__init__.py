@@ -8,6 +8,13 @@ from gas.algorithms.mf_model import MFModel
 from gas.algorithms.pagerank import PageRankProgram, WeightedPageRankProgram, pagerank
 from gas.algorithms.sgd import SGDProgram, sgd
 from gas.algorithms.sssp import HopsProgram, SSSPProgram, sssp
+from gas.algorithms.triangles import (
+    TrianglesProgram,
+    average_clustering,
+    clustering,
+    transitivity,
+    triangles,
+)
 
 __all__ = [
     "pagerank",
@@ -30,4 +37,9 @@ __all__ = [
     "ComponentsProgram",
     "SSSPProgram",
     "HopsProgram",
+    "triangles",
+    "clustering",
+    "average_clustering",
+    "transitivity",
+    "TrianglesProgram",
 ]

@@ -273,6 +273,8 @@ class _Rewriter(ast.NodeTransformer):
                 f"Known: {sorted(names)}. Fix: {_FIX[role].format(a=attr)}.",
             )
         if role == "vertex":
+            if attr == "nbrs":
+                return self._neighbour_slice(node, name)
             if attr == "vid":
                 if isinstance(node.ctx, ast.Store):
                     raise self._err(node, f"assigns '{name}.vid', which is read-only")
@@ -286,6 +288,32 @@ class _Rewriter(ast.NodeTransformer):
         return ast.copy_location(
             ast.Subscript(value=col, slice=ast.Name(id=name, ctx=ast.Load()), ctx=node.ctx), node
         )
+
+    def _neighbour_slice(self, node: ast.Attribute, name: str) -> ast.AST:
+        """``X.nbrs`` -> ``_EC[k][_VC[s][X] : _VC[s][X] + _VC[d][X]]``: the out-neighbours' ids
+        (the column of edge targets, from the vertex's first out-edge, out-degree long)."""
+        if isinstance(node.ctx, ast.Store):
+            raise self._err(node, f"assigns '{name}.nbrs', which is read-only (the graph's edges)")
+
+        def col(table: str, idx: int) -> ast.AST:
+            c = ast.Subscript(
+                value=ast.Name(id=table, ctx=ast.Load()), slice=ast.Constant(idx), ctx=ast.Load()
+            )
+            return ast.Subscript(value=c, slice=ast.Name(id=name, ctx=ast.Load()), ctx=ast.Load())
+
+        start = col("_VC", self.vcols["_nbr_start"])
+        stop = ast.BinOp(
+            left=col("_VC", self.vcols["_nbr_start"]),
+            op=ast.Add(),
+            right=col("_VC", self.vcols["out_degree"]),
+        )
+        dst = ast.Subscript(
+            value=ast.Name(id="_EC", ctx=ast.Load()),
+            slice=ast.Constant(self.ecols["_nbr_dst"]),
+            ctx=ast.Load(),
+        )
+        out = ast.Subscript(value=dst, slice=ast.Slice(lower=start, upper=stop), ctx=ast.Load())
+        return ast.copy_location(out, node)
 
     def _describe(self, base: ast.AST) -> tuple[str, str]:
         """What the user's subscripted expression is, and how to fix an index out of its range."""

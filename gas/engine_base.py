@@ -59,7 +59,7 @@ from gas.errors import GasError
 from gas.exchange_protocol import Exchange, LocalExchange
 from gas.graph import Graph
 from gas.local_part import Partition
-from gas.program import EdgeDir, VertexProgram, validate
+from gas.program import NBR_DST, NBR_START, EdgeDir, VertexProgram, validate
 from gas.threads import num_threads
 
 __all__ = ["Engine", "ENGINES", "engine_for", "Hook"]
@@ -199,6 +199,8 @@ class Engine:
         for name, dt in spec.vertex_columns:
             if name == "out_degree":
                 cols[name] = g.out_degree.astype(np.int64)
+            elif name == NBR_START:
+                cols[name] = np.ascontiguousarray(g.out_indptr[:-1], dtype=np.int64)
             elif name == "in_degree":
                 cols[name] = g.in_degree.astype(np.int64)
             else:
@@ -207,6 +209,8 @@ class Engine:
         for name, dt in spec.edge_columns:
             if name in spec.graph_edge_fields:
                 ecols[name] = np.ascontiguousarray(g.edata[name], dtype=dt)
+            elif name == NBR_DST:
+                ecols[name] = np.ascontiguousarray(g.dst, dtype=np.int64)
             else:
                 ecols[name] = np.zeros(g.num_edges, dt)
         self.columns = cols

@@ -334,6 +334,22 @@ class Graph:
         g.num_duplicates = self.num_duplicates
         return g
 
+    def simple_undirected(self) -> Graph:
+        """The undirected simple view (what ``networkx``'s ``G.to_undirected()`` of a simple
+        graph is): every edge in both directions once, no self-loops, no edge columns; ids kept.
+        Each vertex's out-neighbours are then its neighbours, sorted, without repeats.
+
+        Examples
+        --------
+        >>> g = Graph.from_edges([5, 6, 6, 7], [6, 5, 6, 5]).simple_undirected()
+        >>> sorted(zip(g.ids[g.src].tolist(), g.ids[g.dst].tolist()))
+        [(5, 6), (5, 7), (6, 5), (7, 5)]
+        """
+        keep = self.src != self.dst
+        src = np.concatenate([self.src[keep], self.dst[keep]])
+        dst = np.concatenate([self.dst[keep], self.src[keep]])
+        return Graph._from_internal(src, dst, self.num_vertices, self.ids, {}, dedupe=True)
+
     # ------------------------------------------------------------------ views
     @property
     def weights(self) -> np.ndarray | None:

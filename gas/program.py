@@ -79,7 +79,11 @@ BUILTIN_VERTEX_FIELDS = {
     "vid": np.dtype(np.int64),
     "out_degree": np.dtype(np.int64),
     "in_degree": np.dtype(np.int64),
+    "_nbr_start": np.dtype(np.int64),
 }
+#: the read-only neighbour list of a vertex: ``v.nbrs`` is its out-neighbours' ids, in the
+#: graph's edge order (sorted by target); built from these two hidden columns
+NBRS, NBR_START, NBR_DST = "nbrs", "_nbr_start", "_nbr_dst"
 AGG_OPS = {"sum": 0, "max": 1, "min": 2}
 
 # what each positional parameter is: vertex record, edge record, context, or a plain value
@@ -365,7 +369,7 @@ def _vertex_fields(program: VertexProgram, cls_name: str) -> dict[str, np.dtype]
     for k, t in dict(program.vertex_data).items():
         if not str(k).isidentifier():
             raise ProgramError(f"{cls_name}.vertex_data field {k!r} is not a valid identifier")
-        if k in BUILTIN_VERTEX_FIELDS:
+        if k in BUILTIN_VERTEX_FIELDS or k == NBRS:
             raise ProgramError(
                 f"{cls_name}.vertex_data field '{k}' is built in (read-only); choose another name"
             )
@@ -404,16 +408,23 @@ def _layout(
     """The vertex columns (declared fields, then the built-ins the methods name) and the edge
     columns (the graph's columns the methods name, then the declared edge fields)."""
     names_used = spec.names_in()
-    builtins = [b for b in ("out_degree", "in_degree") if b in names_used]
+    adjacency = NBRS in names_used
+    builtins = [
+        b for b in ("out_degree", "in_degree") if b in names_used or (adjacency and b == "out_degree")
+    ]
+    if adjacency:  # v.nbrs: a slice of the out-neighbour column from the vertex's first out-edge
+        builtins.append(NBR_START)
     graph_cols = [k for k in graph.edata if k not in edge_fields and k in names_used]
     known = {
-        "vertex": list(fields) + list(BUILTIN_VERTEX_FIELDS),
+        "vertex": list(fields) + [b for b in BUILTIN_VERTEX_FIELDS if b != NBR_START] + [NBRS],
         "edge": list(edge_fields) + [k for k in graph.edata if k not in edge_fields],
         "ctx": ["iteration", "num_vertices", "num_edges", *aggs],
         "self": list(params),
     }
     vcols = list(fields.items()) + [(b, BUILTIN_VERTEX_FIELDS[b]) for b in builtins]
     ecols = [(k, graph.edata[k].dtype) for k in graph_cols] + list(edge_fields.items())
+    if adjacency:
+        ecols.append((NBR_DST, np.dtype(np.int64)))
     return _Layout(vcols, ecols, builtins, graph_cols, known)
 
 

@@ -369,7 +369,7 @@ class ProgramSpec:
         refs = self.uses("gather")
         nbr = {f for r, f in refs if r == "nbr"}
         mine = {f for r, f in refs if r == "v"}
-        if "vid" in nbr or nbr & mine or any(r == "nbr" for _, r, _ in self.all_writes()):
+        if "vid" in nbr or "nbrs" in nbr or nbr & mine or any(r == "nbr" for _, r, _ in self.all_writes()):
             return None
         if any(self.vertex_fields[f].shape for f in nbr if f in self.vertex_fields):
             return None
