@@ -105,3 +105,18 @@ def test_a_user_program_reads_neighbour_lists():
     g = gas.Graph.from_edges([0, 0, 1, 2], [1, 2, 2, 3]).simple_undirected()
     # hand-computed: 0~{1,2}, 1~{0,2}, 2~{0,1,3}, 3~{2}; 0: |{1,2}&{0,2}|+|{1,2}&{0,1,3}| = 2
     assert gas.run(g, Common()).output.tolist() == [2, 2, 2, 0]
+
+
+def test_cli_writes_original_ids_and_counts(tmp_path, capsys):
+    from gas.cli.app import main
+
+    f = tmp_path / "g.tsv"
+    f.write_text("10\t11\n11\t12\n12\t10\n12\t13\n13\t13\n11\t10\n")
+    out = tmp_path / "t.tsv"
+    assert main(["triangles", str(f), "-q", "-o", str(out)]) == 0
+    # hand-computed: one triangle 10-11-12; 13 hangs off 12 (its self-loop is ignored)
+    assert out.read_text().splitlines() == ["10\t1", "11\t1", "12\t1", "13\t0"]
+    assert "triangles\t1" in capsys.readouterr().out
+    assert main(["clustering", str(f), "-q", "-o", str(out)]) == 0
+    got = dict(line.split("\t") for line in out.read_text().splitlines())
+    assert float(got["12"]) == pytest.approx(1 / 3) and float(got["10"]) == 1.0

@@ -1,0 +1,63 @@
+"""``gas triangles`` and ``gas clustering``: triangle counts and clustering coefficients on the
+undirected simple view of an edge list (directions, repeated edges and self-loops ignored, as
+networkx's ``triangles``/``clustering`` on ``G.to_undirected()``).
+
+Each prints a summary on stdout and writes ``id<TAB>value`` per vertex with ``--output`` (one
+process: these programs read whole neighbour lists).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gas.cli.common import HelpFormatter, add_common_options, load_graph, write_output
+
+__all__ = ["register"]
+
+
+def _cmd_triangles(args: argparse.Namespace) -> int:
+    from gas.algorithms import transitivity, triangles
+
+    g = load_graph(args)
+    tri = triangles(g, threads=args.threads)
+    print(f"triangles\t{int(tri.sum()) // 3}")
+    print(f"transitivity\t{transitivity(g, threads=args.threads):.6f}")
+    write_output(args, g, tri, "%d")
+    return 0
+
+
+def _cmd_clustering(args: argparse.Namespace) -> int:
+    from gas.algorithms import clustering
+
+    g = load_graph(args)
+    coef = clustering(g, threads=args.threads)
+    print(f"average_clustering\t{float(coef.mean()) if coef.size else 0.0:.6f}")
+    write_output(args, g, coef, "%.17g")
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``triangles`` and ``clustering`` to the ``gas`` command's subparsers.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> register(parser.add_subparsers(dest="command"))
+    >>> parser.parse_args(["triangles", "g.txt"]).command
+    'triangles'
+    """
+    for name, func, what, fmt in (
+        ("triangles", _cmd_triangles, "triangles through each vertex", "id<TAB>count"),
+        ("clustering", _cmd_clustering, "local clustering coefficient of each vertex", "id<TAB>coefficient"),
+    ):
+        p = sub.add_parser(
+            name,
+            help=what,
+            formatter_class=HelpFormatter,
+            description=f"The {what}, on the undirected simple view (directions, repeated edges and "
+            f"self-loops ignored); --output writes {fmt}.",
+        )
+        add_common_options(p)
+        p.set_defaults(func=func)
