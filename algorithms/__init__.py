@@ -6,6 +6,7 @@ from gas.algorithms.components import ComponentsProgram, connected_components
 from gas.algorithms.lda import LDAModel, LDAProgram, heldout_perplexity, lda
 from gas.algorithms.mf_model import MFModel
 from gas.algorithms.pagerank import PageRankProgram, WeightedPageRankProgram, pagerank
+from gas.algorithms.scc import strongly_connected_components
 from gas.algorithms.sgd import SGDProgram, sgd
 from gas.algorithms.sssp import HopsProgram, SSSPProgram, sssp
 from gas.algorithms.triangles import (
@@ -42,4 +43,5 @@ __all__ = [
     "average_clustering",
     "transitivity",
     "TrianglesProgram",
+    "strongly_connected_components",
 ]

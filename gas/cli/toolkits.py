@@ -1,6 +1,7 @@
 """``gas triangles`` and ``gas clustering``: triangle counts and clustering coefficients on the
 undirected simple view of an edge list (directions, repeated edges and self-loops ignored, as
-networkx's ``triangles``/``clustering`` on ``G.to_undirected()``).
+networkx's ``triangles``/``clustering`` on ``G.to_undirected()``); ``gas scc``: strongly
+connected components (each labelled by its smallest original id).
 
 Each prints a summary on stdout and writes ``id<TAB>value`` per vertex with ``--output`` (one
 process: these programs read whole neighbour lists).
@@ -37,6 +38,21 @@ def _cmd_clustering(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_scc(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from gas.algorithms import strongly_connected_components
+
+    g = load_graph(args)
+    comp = strongly_connected_components(g, threads=args.threads)
+    labels, sizes = np.unique(comp, return_counts=True)
+    print(f"components\t{labels.size}")
+    if sizes.size:
+        print(f"largest\t{int(sizes.max())}")
+    write_output(args, g, comp, "%s")
+    return 0
+
+
 def register(sub: Any) -> None:
     """Add ``triangles`` and ``clustering`` to the ``gas`` command's subparsers.
 
@@ -51,13 +67,19 @@ def register(sub: Any) -> None:
     for name, func, what, fmt in (
         ("triangles", _cmd_triangles, "triangles through each vertex", "id<TAB>count"),
         ("clustering", _cmd_clustering, "local clustering coefficient of each vertex", "id<TAB>coefficient"),
+        ("scc", _cmd_scc, "strongly connected components", "id<TAB>component (its smallest id)"),
     ):
         p = sub.add_parser(
             name,
             help=what,
             formatter_class=HelpFormatter,
-            description=f"The {what}, on the undirected simple view (directions, repeated edges and "
-            f"self-loops ignored); --output writes {fmt}.",
+            description=f"The {what}"
+            + (
+                ""
+                if name == "scc"
+                else ", on the undirected simple view (directions, repeated edges and self-loops ignored)"
+            )
+            + f"; --output writes {fmt}.",
         )
         add_common_options(p)
         p.set_defaults(func=func)
