@@ -3,6 +3,8 @@
 from gas.algorithms.als import ALSProgram, als
 from gas.algorithms.coloring import ColoringProgram, coloring, count_conflicts
 from gas.algorithms.components import ComponentsProgram, connected_components
+from gas.algorithms.kcore import CoreProgram, core_number
+from gas.algorithms.label_propagation import LabelPropagationProgram, label_propagation_communities
 from gas.algorithms.lda import LDAModel, LDAProgram, heldout_perplexity, lda
 from gas.algorithms.mf_model import MFModel
 from gas.algorithms.pagerank import PageRankProgram, WeightedPageRankProgram, pagerank
@@ -44,4 +46,8 @@ __all__ = [
     "transitivity",
     "TrianglesProgram",
     "strongly_connected_components",
+    "core_number",
+    "CoreProgram",
+    "label_propagation_communities",
+    "LabelPropagationProgram",
 ]

@@ -25,7 +25,7 @@ from gas.graph import Graph  # noqa: E402
 from gas.io import load, save  # noqa: E402
 from gas.options import RunOptions  # noqa: E402
 from gas.program import ALL, IN, NONE, OUT, EdgeDir, VertexProgram  # noqa: E402
-from gas.program_spec import ProgramSpec  # noqa: E402
+from gas.program_spec import ProgramSpec, Slots  # noqa: E402
 from gas.setops import count_common  # noqa: E402
 
 __version__ = "0.1.0"
@@ -51,6 +51,7 @@ __all__ = [
     "RunResult",
     "SyncEngine",
     "VertexProgram",
+    "Slots",
     "count_common",
     "__version__",
     "algorithms",

@@ -119,6 +119,7 @@ def _header(spec: BoundProgram, jit: bool) -> str:
         f"NUM_AGG = {len(spec.agg_names)}",
         f"AGG_OPS = {tuple(spec.agg_ops) or (0,)}",
         f"GATHER_ARRAY = {bool(spec.gather_shape)}",
+        f"GATHER_SLOTS = {bool(spec.gather_slots)}",
         "_gather = _wrap(_F.get('gather'))",
         "_apply = _wrap(_F.get('apply'))",
         "_scatter = _wrap(_F.get('scatter'))",

@@ -94,6 +94,38 @@ def k_gather_array(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, i
 
 
 @njit(parallel=True, cache=True)
+def k_gather_slots(
+    chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, slot_ptr, slots
+):
+    """A ``Slots`` gather: vertex ``v``'s gather values, in edge order, into
+    ``slots[slot_ptr[v]:slot_ptr[v+1]]`` (its own scratch: no sum)."""
+    for c in prange(chunks.shape[0] - 1):
+        p = params[0]
+        for v in range(chunks[c], chunks[c + 1]):
+            if active[v]:
+                pos = slot_ptr[v]
+                if GATHER_IN:
+                    for k in range(in_indptr[v], in_indptr[v + 1]):
+                        slots[pos] = _gather(p, VC, EC, v, in_eid[k], in_src[k])
+                        pos += 1
+                if GATHER_OUT:
+                    for e in range(out_indptr[v], out_indptr[v + 1]):
+                        slots[pos] = _gather(p, VC, EC, v, e, dst[e])
+                        pos += 1
+
+
+@njit(parallel=True, cache=True)
+def k_apply_slots(chunks, active, VC, EC, params, slot_ptr, slots, ctx):
+    """``apply`` with each vertex's slots (a view) as its total."""
+    for c in prange(chunks.shape[0] - 1):
+        p = params[0]
+        cx = ctx[0]
+        for v in range(chunks[c], chunks[c + 1]):
+            if active[v]:
+                _apply(p, VC, EC, v, slots[slot_ptr[v] : slot_ptr[v + 1]], cx)
+
+
+@njit(parallel=True, cache=True)
 def k_combine(rows, acc, incoming, VC, EC, params):
     """Fold partial totals from another partition into ``acc`` with the program's ``sum``:
     ``acc[rows[i]] = sum(acc[rows[i]], incoming[i])`` (``rows`` holds no repeats)."""

@@ -68,7 +68,7 @@ def typecheck(spec: BoundProgram, VC: tuple, EC: tuple, params: np.ndarray, ctx:
         "init": (pt, vc, ec, i, ct),
         "gather": (pt, vc, ec, i, i, i, gt) if spec.gather_shape else (pt, vc, ec, i, i, i),
         "sum": (pt, vc, ec, gt, gt),
-        "apply": (pt, vc, ec, i, gt, ct),
+        "apply": (pt, vc, ec, i, types.Array(gt, 1, "C") if spec.gather_slots else gt, ct),
         "scatter": (pt, vc, ec, i, i, i),
         "aggregate": (pt, vc, ec, i),
         "priority": (pt, vc, ec, i),

@@ -200,6 +200,11 @@ class AsyncEngine(Engine):
             raise GasError("AsyncEngine runs on one partition; the process runtime runs it across workers")
 
     def _check_consistency(self) -> None:
+        if self.spec.gather_slots:
+            raise ProgramError(
+                f"{self.spec.name} keeps its gather values in slots (gas.Slots), which the "
+                "asynchronous engine does not provide yet: run it with engine='sync'"
+            )
         need = self.spec.consistency_needed
         self.consistency = self._asked or need
         if STRENGTH[self.consistency] < STRENGTH[need]:

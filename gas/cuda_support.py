@@ -106,6 +106,10 @@ def check_gpu_program(spec: BoundProgram) -> None:
             f"{name} writes neighbour data ({', '.join(spec.write_sites('nbr'))}), which the "
             f"CUDA engine (bulk-synchronous) cannot order. {hint} with consistency='full'"
         )
+    if spec.gather_slots:
+        raise ProgramError(
+            f"{name}.gather: gas.Slots gather values are not supported on the CUDA engine yet. {hint}"
+        )
     if "nbrs" in spec.spec.names_in():
         raise ProgramError(
             f"{name} reads neighbour lists (v.nbrs), which the CUDA engine does not provide yet. {hint}"

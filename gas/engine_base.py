@@ -171,8 +171,13 @@ class Engine:
         # them to its masters (gas.runtime.dist_engine.DistEngine)
         self.apply_chunks = self.chunks
         seg = CONFIG["segment_size"]
+        if self.spec.gather_slots:  # each vertex's scratch: its gather edges' values
+            self.slot_ptr = np.zeros(g.num_vertices + 1, np.int64)
+            np.cumsum(self.gather_degree, out=self.slot_ptr[1:])
+            self.slots = np.zeros(int(self.slot_ptr[-1]), self.spec.gather_type)
         self._use_segments = (
             not debug
+            and not self.spec.gather_slots
             and gdir == EdgeDir.IN
             and not self.spec.gather_shape
             and seg > 0
@@ -269,6 +274,9 @@ class Engine:
             )
             return
         topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
+        if self.spec.gather_slots:
+            k.k_gather_slots(self.chunks, active, VC, EC, P, *topo, self.slot_ptr, self.slots)
+            return
         kern = k.k_gather_array if self.spec.gather_shape else k.k_gather
         kern(self.chunks, active, VC, EC, P, *topo, self.acc, self.zero)
 
@@ -277,6 +285,10 @@ class Engine:
         :attr:`apply_chunks` (the vertices this partition applies), or with ``all_ranges`` in
         :attr:`chunks` (every vertex range; better balanced for a small scattered set)."""
         chunks = self.chunks if all_ranges else self.apply_chunks
+        if self.spec.gather_slots:
+            args = (self.slot_ptr, self.slots, self.ctx)
+            self.k.k_apply_slots(chunks, active, self.VC, self.EC, self.params, *args)
+            return
         self.k.k_apply(chunks, active, self.VC, self.EC, self.params, self.acc, self.ctx)
 
     def apply_aggregate(self) -> np.ndarray:
@@ -284,6 +296,10 @@ class Engine:
         (pass them to :meth:`aggregate`)."""
         ach = self.apply_chunks
         part = np.empty((ach.shape[0] - 1, len(self.spec.agg_names)), np.float64)
+        if self.spec.gather_slots:  # apply with the slots, then the partials (two passes)
+            self.apply(np.ones(self.graph.num_vertices, np.uint8))
+            self.k.k_aggregate(ach, self.VC, self.EC, self.params, part)
+            return part
         self.k.k_apply_aggregate_all(ach, self.VC, self.EC, self.params, self.acc, self.ctx, part)
         return part
 

@@ -56,12 +56,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gas.errors import ProgramError
-from gas.program_spec import ARRAY_METHODS, METHODS, ProgramSpec, field_dtype, overridden
+from gas.program_spec import ARRAY_METHODS, METHODS, ProgramSpec, Slots, field_dtype, gather_decl, overridden
 
 if TYPE_CHECKING:
     from gas._boundscheck import BoundsChecks
 
-__all__ = ["EdgeDir", "IN", "OUT", "ALL", "NONE", "VertexProgram", "BoundProgram", "validate"]
+__all__ = ["EdgeDir", "IN", "OUT", "ALL", "NONE", "VertexProgram", "BoundProgram", "validate", "Slots"]
 
 
 class EdgeDir(enum.IntEnum):
@@ -201,6 +201,7 @@ class BoundProgram:
     output: str
     spec: ProgramSpec
     checks: BoundsChecks | None = None  # the index checks compiled in; None: an unchecked build
+    gather_slots: bool = False  # gather_type = Slots(...): apply gets the gather values as an array
 
     @property
     def checked(self) -> bool:
@@ -489,7 +490,13 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> BoundProg
     _check_edge_dirs(program, cls_name)
     fns = {name: overridden(program, name) for name in METHODS}
     aggs = _check_required(program, cls_name, fns)
-    gt = field_dtype(program.gather_type, f"{cls_name}.gather_type")
+    gt = field_dtype(gather_decl(program.gather_type), f"{cls_name}.gather_type")
+    slots = isinstance(program.gather_type, Slots)
+    if slots and fns.get("sum") is not None:
+        raise ProgramError(
+            f"{cls_name} keeps its gather values in slots (gather_type = {program.gather_type!r}), so "
+            "it has no sum; drop sum, or use a number gather_type to sum them"
+        )
     _check_signatures(program, cls_name, fns, gt)
     fields = _vertex_fields(program, cls_name)
     edge_fields = {
@@ -526,4 +533,5 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> BoundProg
         output=out,
         spec=spec,
         checks=table,
+        gather_slots=slots,
     )

@@ -36,7 +36,7 @@ import numpy as np
 from gas._rewrite import parse_source
 from gas.errors import ProgramError
 
-__all__ = ["ProgramSpec", "METHODS", "ARRAY_METHODS", "field_dtype", "scalar_dtype", "overridden"]
+__all__ = ["ProgramSpec", "METHODS", "ARRAY_METHODS", "field_dtype", "scalar_dtype", "overridden", "Slots"]
 
 # method name -> (parameter names after self, signature shown in error messages)
 METHODS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -61,6 +61,34 @@ _RUNTIME_METHODS = ("init", "gather", "sum", "apply", "scatter", "aggregate")
 _MIRROR_METHODS = ("gather", "sum", "scatter")
 
 Access = frozenset[tuple[str, str]]  # (role, field) pairs
+
+
+class Slots:
+    """``gather_type = gas.Slots(np.int64)``: keep each gather edge's value instead of summing.
+
+    ``gather(self, v, e, nbr)`` returns one number per edge, as usual; the engine stores it in
+    the vertex's slot for that edge (a scratch of the vertex's gather degree, so no
+    accumulator sized by the largest degree), and ``apply(self, v, total, ctx)`` receives the
+    slots as a 1-D array, in edge order (in-edges, then out-edges, for ``gas.ALL``), which it may
+    reorder in place (``total.sort()``). A program with slots defines no ``sum``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Slots(np.int64)
+    Slots(np.int64)
+    """
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = scalar_dtype(dtype, "Slots(dtype)")
+
+    def __repr__(self) -> str:
+        return f"Slots(np.{self.dtype.name})"
+
+
+def gather_decl(gather_type: Any) -> Any:
+    """The dtype declaration inside a ``gather_type`` (a :class:`Slots`' element type)."""
+    return gather_type.dtype if isinstance(gather_type, Slots) else gather_type
 
 
 def scalar_dtype(value: Any, what: str) -> np.dtype:
@@ -244,6 +272,7 @@ class ProgramSpec:
     vertex_fields: Mapping[str, np.dtype]
     edge_fields: Mapping[str, np.dtype]
     gather_type: np.dtype
+    gather_slots: bool = False
 
     @classmethod
     def of(cls, program: Any) -> ProgramSpec:
@@ -289,7 +318,8 @@ class ProgramSpec:
             edge_fields=MappingProxyType(
                 {k: field_dtype(t, f"{name}.edge_data['{k}']") for k, t in edecl.items()}
             ),
-            gather_type=field_dtype(program.gather_type, f"{name}.gather_type"),
+            gather_type=field_dtype(gather_decl(program.gather_type), f"{name}.gather_type"),
+            gather_slots=isinstance(program.gather_type, Slots),
         )
 
     def uses(self, method: str) -> Access:

@@ -53,6 +53,28 @@ def _cmd_scc(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_kcore(args: argparse.Namespace) -> int:
+    from gas.algorithms import core_number
+
+    g = load_graph(args)
+    core = core_number(g, threads=args.threads)
+    print(f"max_core\t{int(core.max()) if core.size else 0}")
+    write_output(args, g, core, "%d")
+    return 0
+
+
+def _cmd_label_propagation(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from gas.algorithms import label_propagation_communities
+
+    g = load_graph(args)
+    label = label_propagation_communities(g, threads=args.threads)
+    print(f"communities\t{np.unique(label).size}")
+    write_output(args, g, label, "%s")
+    return 0
+
+
 def register(sub: Any) -> None:
     """Add ``triangles`` and ``clustering`` to the ``gas`` command's subparsers.
 
@@ -68,6 +90,13 @@ def register(sub: Any) -> None:
         ("triangles", _cmd_triangles, "triangles through each vertex", "id<TAB>count"),
         ("clustering", _cmd_clustering, "local clustering coefficient of each vertex", "id<TAB>coefficient"),
         ("scc", _cmd_scc, "strongly connected components", "id<TAB>component (its smallest id)"),
+        ("kcore", _cmd_kcore, "core number (k-core decomposition) of each vertex", "id<TAB>core"),
+        (
+            "label-propagation",
+            _cmd_label_propagation,
+            "label propagation communities (networkx's semi-synchronous rule)",
+            "id<TAB>label (the community's smallest id)",
+        ),
     ):
         p = sub.add_parser(
             name,

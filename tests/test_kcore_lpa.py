@@ -1,0 +1,106 @@
+"""k-core numbers and label propagation communities through per-vertex slots (``gas.Slots``),
+exact against networkx on the undirected simple view (``core_number``,
+``label_propagation_communities``: each community's smallest id), plus ``gas kcore`` and
+``gas label-propagation``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+from networkx.algorithms.community import label_propagation_communities as nx_lpa
+
+import gas
+from gas.algorithms import core_number, label_propagation_communities
+
+BUNDLED = Path(__file__).resolve().parents[1] / "datasets" / "data" / "ego-Facebook.txt.gz"
+
+
+def _nx(g: gas.Graph) -> nx.Graph:
+    G = nx.Graph()  # independent reference: networkx on the undirected simple view
+    G.add_nodes_from(g.ids.tolist())
+    G.add_edges_from((int(a), int(b)) for a, b in zip(g.ids[g.src], g.ids[g.dst]) if a != b)
+    return G
+
+
+def _graphs():
+    rng = np.random.default_rng(4)
+    for n, m in ((40, 30), (150, 400), (200, 1200)):
+        yield (
+            f"random-{m}",
+            gas.Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), num_vertices=n),
+        )
+    e = np.array(nx.karate_club_graph().edges())
+    yield "karate", gas.Graph.from_edges(e[:, 0] + 5, e[:, 1] + 5)
+
+
+@pytest.mark.parametrize("name, g", list(_graphs()) + [("ego-Facebook", gas.load(BUNDLED))])
+def test_core_numbers_and_communities_equal_networkx(name, g):
+    G = _nx(g)
+    ids = g.ids.tolist()
+    want = nx.core_number(G)
+    assert core_number(g).tolist() == [want[v] for v in ids]
+    best = {v: min(c) for c in nx_lpa(G) for v in c}
+    assert label_propagation_communities(g).tolist() == [best[v] for v in ids]
+
+
+def test_slots_hold_each_edge_value_in_edge_order():
+    class FirstAndMax(gas.VertexProgram):
+        vertex_data = {"first": np.int64, "top": np.int64}
+        gather_edges = gas.ALL
+        gather_type = gas.Slots(np.int64)
+
+        def gather(self, v, e, nbr):
+            return nbr.vid * 10
+
+        def apply(self, v, total, ctx):
+            v.first = total[0] if total.shape[0] else -1
+            total.sort()
+            v.top = total[-1] if total.shape[0] else -1
+
+    g = gas.Graph.from_edges([0, 1, 2, 3], [1, 2, 0, 0])
+    res = gas.run(g, FirstAndMax())
+    # hand-computed: in-edges first (0 <- 2, 3), then out-edges (0 -> 1)
+    assert res.vertex_data["first"].tolist() == [20, 0, 10, 0]
+    assert res.vertex_data["top"].tolist() == [30, 20, 10, 0]
+
+
+def test_slots_refuse_sum_and_other_engines():
+    class WithSum(gas.VertexProgram):
+        vertex_data = {"x": np.int64}
+        gather_type = gas.Slots(np.int64)
+
+        def gather(self, v, e, nbr):
+            return 1
+
+        def sum(self, a, b):
+            return a + b
+
+        def apply(self, v, total, ctx):
+            v.x = total.shape[0]
+
+    g = gas.Graph.from_edges([0], [1])
+    with pytest.raises(gas.ProgramError, match="has no sum"):
+        gas.run(g, WithSum())
+    from gas.algorithms.kcore import CoreProgram
+
+    with pytest.raises(gas.ProgramError, match="slots"):
+        gas.run(g, CoreProgram(), engine="async")
+    with pytest.raises(gas.GasError, match="one process"):
+        gas.run(g, CoreProgram(), procs=2)
+
+
+def test_cli(tmp_path):
+    from gas.cli.app import main
+
+    f = tmp_path / "g.tsv"
+    f.write_text("10\t11\n11\t12\n12\t10\n12\t13\n20\t21\n21\t22\n22\t20\n")
+    out = tmp_path / "o.tsv"
+    assert main(["kcore", str(f), "-q", "-o", str(out)]) == 0
+    # hand-computed: the two triangles are 2-cores, 13 hangs off 12
+    assert out.read_text().split() == "10 2 11 2 12 2 13 1 20 2 21 2 22 2".split()
+    assert main(["label-propagation", str(f), "-q", "-o", str(out)]) == 0
+    got = dict(line.split("\t") for line in out.read_text().splitlines())
+    assert {got["10"], got["11"], got["12"]} == {"10"} and {got["20"], got["21"], got["22"]} == {"20"}
