@@ -108,6 +108,8 @@ class VertexProgram:
         Type of ``gather``'s result and of the total passed to ``apply`` (default float64). With
         a shape, e.g. ``(np.float64, (4, 4))``, the total is an array and ``gather`` adds into it
         in place: ``gather(self, v, e, nbr, acc)``.
+        ``gas.Slots(np.int64)`` keeps each edge's value instead (``apply`` gets the vertex's
+        values as an array; see :class:`gas.program_spec.Slots`).
     gather_zero : number
         The total of a vertex with no edges to gather over; the identity of ``sum`` (for an
         array ``gather_type``, every element starts from it).
