@@ -7,6 +7,7 @@ point :func:`run` with its :class:`RunOptions`, the engine family (:class:`Engin
 the errors. docs/DESIGN.md says how the pieces fit.
 """
 
+import importlib as _importlib
 import os as _os
 
 # Numba's OpenMP workers spin while waiting; when other processes share the cores (local worker
@@ -14,19 +15,55 @@ import os as _os
 # formerly in docstrings"). Passive waiting avoids it; a user's setting wins.
 _os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-from gas.api import run  # noqa: E402  (after the environment default)
-from gas.async_engine import AsyncEngine  # noqa: E402
-from gas.cuda_engine import CudaEngine  # noqa: E402
-from gas.cuda_tuning import CudaTuning  # noqa: E402
-from gas.engine import RunResult, SyncEngine  # noqa: E402
-from gas.engine_base import Engine  # noqa: E402
-from gas.errors import ConvergenceError, GasError, GraphError, InputError, ProgramError  # noqa: E402
-from gas.graph import Graph  # noqa: E402
-from gas.io import load, save  # noqa: E402
-from gas.options import RunOptions  # noqa: E402
-from gas.program import ALL, IN, NONE, OUT, EdgeDir, VertexProgram  # noqa: E402
-from gas.program_spec import ProgramSpec, Slots  # noqa: E402
-from gas.setops import count_common  # noqa: E402
+# The public names, imported when first used (PEP 562): ``import gas`` stays light (no Numba
+# start-up until an engine, a graph or an algorithm is touched), so that modules under ``gas``
+# that need nothing heavy, such as networkx's backend entry point (gas.nx_backend_info), can be
+# imported cheaply.
+_EXPORTS = {
+    "run": "gas.api",
+    "AsyncEngine": "gas.async_engine",
+    "CudaEngine": "gas.cuda_engine",
+    "CudaTuning": "gas.cuda_tuning",
+    "RunResult": "gas.engine",
+    "SyncEngine": "gas.engine",
+    "Engine": "gas.engine_base",
+    "ConvergenceError": "gas.errors",
+    "GasError": "gas.errors",
+    "GraphError": "gas.errors",
+    "InputError": "gas.errors",
+    "ProgramError": "gas.errors",
+    "Graph": "gas.graph",
+    "load": "gas.io",
+    "save": "gas.io",
+    "RunOptions": "gas.options",
+    "ALL": "gas.program",
+    "IN": "gas.program",
+    "NONE": "gas.program",
+    "OUT": "gas.program",
+    "EdgeDir": "gas.program",
+    "VertexProgram": "gas.program",
+    "ProgramSpec": "gas.program_spec",
+    "Slots": "gas.program_spec",
+    "count_common": "gas.setops",
+}
+_SUBPACKAGES = ("algorithms", "io")
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(_importlib.import_module(module), name)
+    elif name in _SUBPACKAGES:
+        value = _importlib.import_module(f"gas.{name}")
+    else:
+        raise AttributeError(f"module 'gas' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __version__ = "0.1.0"
 
@@ -60,5 +97,3 @@ __all__ = [
     "save",
     "run",
 ]
-
-from gas import algorithms, io  # noqa: E402  (after the core names it imports)

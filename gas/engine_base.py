@@ -478,6 +478,12 @@ def engine_for(
     'AsyncEngine'
     """
     cls = ENGINES.get(engine)
+    if cls is None:  # engines register when their module is imported: import the bundled ones
+        import importlib
+
+        for module in ("gas.engine", "gas.async_engine", "gas.cuda_engine"):
+            importlib.import_module(module)
+        cls = ENGINES.get(engine)
     if cls is None:
         raise GasError(f"Unknown engine {engine!r}; known: {', '.join(ENGINES)}")
     given = {"scheduler": scheduler, "consistency": consistency}

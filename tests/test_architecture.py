@@ -221,7 +221,7 @@ LAYERS = (
     r"gas\.api",
     r"gas\.algorithms(\..*)?",
     r"gas\.cli(\..*)?",
-    r"gas\.nx_backend(\..*)?",
+    r"gas\.(nx_backend(\..*)?|nx_backend_info)",
 )
 
 

@@ -54,3 +54,14 @@ def test_cli(tmp_path, capsys):
     # hand-computed: {5, 6}, {7}, {8}
     assert out.read_text().splitlines() == ["5\t5", "6\t5", "7\t7", "8\t8"]
     assert "components\t3" in capsys.readouterr().out
+
+
+def test_cli_degree(tmp_path):
+    from gas.cli.app import main
+
+    f = tmp_path / "g.tsv"
+    f.write_text("5\t6\n6\t5\n6\t7\n8\t8\n")
+    out = tmp_path / "d.tsv"
+    assert main(["degree", str(f), "-q", "-o", str(out)]) == 0
+    # hand-counted from the four edges (8's self-loop counts once each way)
+    assert out.read_text().splitlines() == ["5\t1\t1", "6\t1\t2", "7\t1\t0", "8\t1\t1"]

@@ -75,6 +75,18 @@ def _cmd_label_propagation(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_degree(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    g = load_graph(args)
+    din, dout = g.in_degree, g.out_degree
+    print(f"max_in\t{int(din.max()) if din.size else 0}")
+    print(f"max_out\t{int(dout.max()) if dout.size else 0}")
+    both = np.char.add(np.char.add(din.astype(str), "\t"), dout.astype(str))
+    write_output(args, g, both, "%s")
+    return 0
+
+
 def register(sub: Any) -> None:
     """Add ``triangles`` and ``clustering`` to the ``gas`` command's subparsers.
 
@@ -90,6 +102,7 @@ def register(sub: Any) -> None:
         ("triangles", _cmd_triangles, "triangles through each vertex", "id<TAB>count"),
         ("clustering", _cmd_clustering, "local clustering coefficient of each vertex", "id<TAB>coefficient"),
         ("scc", _cmd_scc, "strongly connected components", "id<TAB>component (its smallest id)"),
+        ("degree", _cmd_degree, "in- and out-degree of each vertex (as stored)", "id<TAB>in<TAB>out"),
         ("kcore", _cmd_kcore, "core number (k-core decomposition) of each vertex", "id<TAB>core"),
         (
             "label-propagation",
@@ -105,7 +118,7 @@ def register(sub: Any) -> None:
             description=f"The {what}"
             + (
                 ""
-                if name == "scc"
+                if name in ("scc", "degree")
                 else ", on the undirected simple view (directions, repeated edges and self-loops ignored)"
             )
             + f"; --output writes {fmt}.",
