@@ -46,7 +46,10 @@ ALPHA = 0.85
 TOL = 1e-13
 MAX_ITER = 10_000  # far more than any run here needs (each converges in under 200 rounds)
 REPEATS = 3
-BUSY_PROCS = 2  # one per core of the 2-core test machine (each stops when pytest exits)
+# one busy process per half of the stress test (this file and test_determinism_procs.py, which
+# pytest-xdist runs at once on the 2-core test machine): two in all, one per core, as when the
+# halves were one file (each stops when pytest exits)
+BUSY_PROCS = 1
 BUSY_THREADS = 1  # a Python thread: competes for the GIL with the engine's driver loop
 SOURCE = 3  # SSSP source (an original id with out-edges)
 
