@@ -33,7 +33,7 @@ from gas import _boundscheck
 from gas._boundscheck import BoundsChecks
 from gas.program import BoundProgram, EdgeDir
 
-__all__ = ["load_kernels", "cache_dir", "is_known_good", "mark_good", "CheckedKernels"]
+__all__ = ["load_kernels", "cache_dir", "is_known_good", "mark_good", "CheckedKernels", "import_generated"]
 
 # the generic kernels, then the asynchronous schedulers' kernels
 _TEMPLATE = "\n\n".join(
@@ -252,6 +252,15 @@ def load_kernels(spec: BoundProgram, jit: bool = True) -> ModuleType | CheckedKe
 def _load_module(spec: BoundProgram, jit: bool) -> ModuleType:
     key = kernel_key(spec, jit)
     modname = f"gas_kernels_{spec.name.lower()}_{key}"
+    return import_generated(modname, _header(spec, jit) + _TEMPLATE, spec.functions, _PENDING)
+
+
+def import_generated(
+    modname: str, text: str, functions: dict[str, Any], pending: dict[str, dict[str, Any]]
+) -> ModuleType:
+    """Module ``modname`` with source ``text``, written to :func:`cache_dir` (atomically, and
+    only when it changed) and imported once per process; its header finds the program's
+    ``functions`` in ``pending[modname]`` (the CPU and CUDA code generators share this)."""
     with _LOCK:
         mod = _LOADED.get(modname)
         if mod is not None:
@@ -259,12 +268,11 @@ def _load_module(spec: BoundProgram, jit: bool) -> ModuleType:
         folder = cache_dir()
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{modname}.py"
-        text = _header(spec, jit) + _TEMPLATE
         if not path.exists() or path.read_text() != text:
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
             tmp.write_text(text)
             os.replace(tmp, path)
-        _PENDING[modname] = dict(spec.functions)
+        pending[modname] = dict(functions)
         loader_spec = importlib.util.spec_from_file_location(modname, path)
         assert loader_spec is not None and loader_spec.loader is not None
         mod = importlib.util.module_from_spec(loader_spec)

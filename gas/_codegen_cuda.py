@@ -21,10 +21,7 @@ True
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import os
 import sys
-import threading
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -32,7 +29,7 @@ from typing import Any
 import numpy as np
 
 import gas.cuda_checks  # noqa: F401  (the bounds checks for the CUDA target)
-from gas._codegen import cache_dir
+from gas._codegen import import_generated
 from gas.cuda_tuning import WARP, CudaTuning
 from gas.program import BoundProgram
 
@@ -40,8 +37,6 @@ __all__ = ["load_cuda_kernels", "header"]
 
 _TEMPLATE = Path(__file__).with_name("_template_cuda.py").read_text()
 _PENDING: dict[str, dict[str, Any]] = {}
-_LOADED: dict[str, ModuleType] = {}
-_LOCK = threading.Lock()
 _KEY_VERSION = "1"
 
 
@@ -123,22 +118,4 @@ def load_cuda_kernels(spec: BoundProgram, tuning: CudaTuning) -> ModuleType:
     """The generated CUDA kernel module of ``spec`` (written once, imported once per process)."""
     text = header(spec, tuning) + _TEMPLATE
     modname = f"gas_cuda_kernels_{spec.name.lower()}_{_key(spec, text)}"
-    with _LOCK:
-        mod = _LOADED.get(modname)
-        if mod is not None:
-            return mod
-        folder = cache_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{modname}.py"
-        if not path.exists() or path.read_text() != text:
-            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-            tmp.write_text(text)
-            os.replace(tmp, path)
-        _PENDING[modname] = dict(spec.functions)
-        loader = importlib.util.spec_from_file_location(modname, path)
-        assert loader is not None and loader.loader is not None
-        mod = importlib.util.module_from_spec(loader)
-        sys.modules[modname] = mod
-        loader.loader.exec_module(mod)
-        _LOADED[modname] = mod
-        return mod
+    return import_generated(modname, text, spec.functions, _PENDING)
