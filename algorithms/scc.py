@@ -25,6 +25,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -134,19 +136,18 @@ def trim(out_indptr, dst, in_indptr, in_src, alive, label):
     return peeled
 
 
-def _phase(G: Graph, alive: np.ndarray, label: np.ndarray, threads: int | None) -> None:
-    """One forward colouring and backward reach over the alive vertices; assigns the
-    components found (labelled by their root, the largest id) and clears their ``alive``."""
-    n = G.num_vertices
+def _phase(fwd: Any, bwd: Any, alive: np.ndarray, label: np.ndarray) -> None:
+    """One forward colouring and backward reach (the two engines, built once per graph) over
+    the alive vertices; assigns the components found (labelled by their root, the largest id)
+    and clears their ``alive``."""
+    n = alive.shape[0]
     ids = np.flatnonzero(alive)
-    fwd = engine_for(G, ForwardColorProgram(), "sync", threads=threads)
     fwd.columns["color"][:] = np.where(alive, np.arange(n), -1)
     fwd.columns["alive"][:] = alive
     res = fwd.run(n + 1, active=ids)
     require_converged(res, "Strongly connected components (forward colouring)")
     color = fwd.columns["color"]
     roots = alive & (color == np.arange(n))
-    bwd = engine_for(G, BackwardReachProgram(), "sync", threads=threads)
     for k in ("color", "alive"):
         bwd.columns[k][:] = fwd.columns[k]
     bwd.columns["reached"][:] = roots
@@ -172,11 +173,17 @@ def strongly_connected_components(G: Graph, *, threads: int | None = None) -> np
     n = G.num_vertices
     label = np.arange(n, dtype=np.int64)
     alive = np.ones(n, np.bool_)
+    engines = None
     while True:
         trim(G.out_indptr, G.dst, G.in_indptr, G.in_src, alive, label)
         if not alive.any():
             break
-        _phase(G, alive, label, threads)
+        if engines is None:
+            engines = tuple(
+                engine_for(G, p(), "sync", threads=threads)
+                for p in (ForwardColorProgram, BackwardReachProgram)
+            )
+        _phase(*engines, alive, label)
     # each component's label is its root; relabel by the smallest member (internal ids follow
     # the order of original ids)
     smallest = np.full(n, n, np.int64)

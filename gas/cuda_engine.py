@@ -86,6 +86,7 @@ class Frontier:
     count: int
     bins: np.ndarray
     everyone: bool = False
+    mask: np.ndarray | None = None  # the host copy, made by CudaEngine.host_mask when asked
 
 
 class CudaEngine(Engine):
@@ -176,7 +177,7 @@ class CudaEngine(Engine):
         n = g.num_vertices
         self._gadj = adjacency(g, EdgeDir(self.program.gather_edges) if self.gathers else EdgeDir.NONE)
         self._sadj = adjacency(g, EdgeDir(self.program.scatter_edges) if self.scatters else EdgeDir.NONE)
-        gdeg = np.diff(self._gadj[0])
+        gdeg = self.gather_degree  # the length of each vertex's list in _gadj
         self._order = degree_order(gdeg)
         self._bounds = bin_bounds(gdeg[self._order], tun)
         hubs = self._order[self._bounds[0] : self._bounds[1]]
@@ -231,12 +232,6 @@ class CudaEngine(Engine):
             if name in names:
                 dev.copy_to_host(host)
 
-    def sync_device(self, names: tuple[str, ...] | None = None) -> None:
-        """Copy :attr:`columns` (``names``: only these) to the device."""
-        for (name, _), host, dev in zip(self.spec.vertex_columns, self.VC, self.dVC):
-            if names is None or name in names:
-                dev.copy_to_device(host)
-
     def download(self) -> None:
         """Copy the device's vertex and edge columns into :attr:`columns` / :attr:`edge_columns`."""
         for host, dev in zip(self.VC, self.dVC):
@@ -286,13 +281,18 @@ class CudaEngine(Engine):
         return Frontier(self.dfront, int(bins[-1]), bins)
 
     def host_mask(self, front: Frontier) -> np.ndarray:
-        """The frontier as the CPU engines' vertex set (a byte per vertex), on the host."""
+        """The frontier as the CPU engines' vertex set (a byte per vertex), on the host; made
+        once per frontier (a part's engine asks for it at each exchange of a superstep)."""
+        if front.mask is not None:
+            return front.mask
         n = self.graph.num_vertices
         if front.everyone:
-            return np.ones(n, np.uint8)
+            front.mask = np.ones(n, np.uint8)
+            return front.mask
         mask = np.zeros(n, np.uint8)
         if front.count:
             mask[front.verts[: front.count].copy_to_host()] = 1
+        front.mask = mask
         return mask
 
     def frontier_edges(self, front: Frontier) -> int:
@@ -473,9 +473,9 @@ class CudaEngine(Engine):
 
     def _staged(self, between: Hook) -> Hook:
         """``between`` with the columns on the host while it runs (copied there and back),
-        unless the hook says ``device_aware = True``: it then calls :meth:`sync_host` and
-        :meth:`sync_device` (or :meth:`refresh_aggregates`) itself, for the columns and
-        supersteps it needs."""
+        unless the hook says ``device_aware = True``: it then calls :meth:`sync_host` before
+        reading and :meth:`refresh_aggregates` after writing, for the columns and supersteps
+        it needs."""
         if getattr(between, "device_aware", False):
             return between
 

@@ -328,11 +328,8 @@ class Engine:
     def sync_host(self, names: tuple[str, ...] | None = None) -> None:
         """Make :attr:`columns` (and :attr:`edge_columns`; ``names``: only these vertex
         columns) current: a device engine copies them back, here they always are. A
-        ``between`` hook marked ``device_aware = True`` calls it before reading them."""
-
-    def sync_device(self, names: tuple[str, ...] | None = None) -> None:
-        """Make the engine see what was written into :attr:`columns` (``names``: only these):
-        a device engine copies them over, here nothing is needed."""
+        ``between`` hook marked ``device_aware = True`` calls it before reading them (and
+        :meth:`refresh_aggregates` after writing them)."""
 
     def combine(self, rows: np.ndarray, incoming: np.ndarray) -> None:
         """Fold partial gather totals ``incoming[i]`` into vertex ``rows[i]`` with the program's
