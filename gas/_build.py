@@ -9,7 +9,15 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-__all__ = ["compact_ids", "build_csr", "build_csc", "degree_order", "take_into"]
+__all__ = [
+    "compact_ids",
+    "compact_ids_by_sort",
+    "build_csr",
+    "build_csr_by_two_sorts",
+    "build_csc",
+    "degree_order",
+    "take_into",
+]
 
 
 @njit(cache=True)
@@ -23,18 +31,145 @@ def _mark_new(sorted_vals: np.ndarray) -> np.ndarray:
     return keep
 
 
-def compact_ids(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Map arbitrary ids to 0..n-1 in increasing order of the original id.
-
-    Returns ``(ids, src_internal, dst_internal)`` where ``ids[internal] == original``.
-    Uses sort + neighbour mask (``np.unique`` is an order of magnitude slower on large inputs).
-    """
+def compact_ids_by_sort(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`compact_ids` returns, by a sort and two binary searches (``O(m log m)``):
+    the reference it is tested and measured against (bench/load.py)."""
     allv = np.concatenate([src, dst])
     allv.sort(kind="stable")
     ids = allv[_mark_new(allv)]
     s = np.searchsorted(ids, src).astype(np.int64)
     d = np.searchsorted(ids, dst).astype(np.int64)
     return ids, s, d
+
+
+def compact_ids(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Map arbitrary non-negative integer ids to 0..n-1 in increasing order of the original id.
+
+    Returns ``(ids, src_internal, dst_internal)`` where ``ids[internal] == original`` and ``ids``
+    is sorted. From :data:`LINEAR_MIN_EDGES` edges on, linear in the number of edges (below, it is
+    :func:`compact_ids_by_sort`): a direct-address table over ``min..max`` when that
+    range is within :data:`DIRECT_FACTOR` times the number of endpoints (every thread marks,
+    one prefix sum numbers, every thread maps), else an open-addressing hash map (one pass
+    numbers the ids in order of appearance, then only the distinct ids are sorted and every
+    thread renumbers the edges).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ids, s, d = compact_ids(np.array([30, 10]), np.array([10, 2**40]))
+    >>> ids.tolist(), s.tolist(), d.tolist()
+    ([10, 30, 1099511627776], [1, 0], [0, 2])
+    """
+    if src.shape[0] < max(LINEAR_MIN_EDGES, 1):
+        return compact_ids_by_sort(src, dst)
+    lo, hi = min(src.min(), dst.min()), max(src.max(), dst.max())
+    span = int(hi) - int(lo)
+    if span < DIRECT_FACTOR * 2 * src.shape[0] + 1024:
+        table = np.zeros(span + 1, np.int32 if span < 2**31 - 1 else np.int64)  # int32: half the cache misses
+        _mark(src, dst, lo, table)
+        pos = np.flatnonzero(table)
+        table[pos] = np.arange(pos.shape[0], dtype=table.dtype)  # number the ids present in order
+        ids = pos.astype(src.dtype) + lo
+        return ids, _lookup(src, lo, table, _empty(src)), _lookup(dst, lo, table, _empty(dst))
+    prov_s, prov_d = _empty(src), _empty(dst)
+    uniq = _hash_number(src, dst, prov_s, prov_d)
+    order = np.argsort(uniq, kind="stable")
+    rank = np.empty(order.shape[0], np.int64)
+    rank[order] = np.arange(order.shape[0], dtype=np.int64)
+    take_into(rank, prov_s, prov_s)  # in place: each slot reads its own entry before writing it
+    take_into(rank, prov_d, prov_d)
+    return uniq[order], prov_s, prov_d
+
+
+# direct addressing when max - min < DIRECT_FACTOR * (number of endpoints): the table then
+# takes at most DIRECT_FACTOR times the memory of the id arrays themselves
+DIRECT_FACTOR = 2
+
+# Below this many edges the id mapping and the CSR/CSC builds take the sort-based paths
+# (compact_ids_by_sort, build_csr_by_two_sorts): same results, and a first run (the bundled
+# graph, cold caches) compiles only their few kernels instead of the linear paths' as well.
+LINEAR_MIN_EDGES = 1 << 20
+
+
+@njit(parallel=True, cache=True)
+def _mark(src: np.ndarray, dst: np.ndarray, lo, table: np.ndarray) -> None:
+    """``table[id - lo] = 1`` for every id present (threads write the same value: no race)."""
+    for i in prange(src.shape[0]):
+        table[src[i] - lo] = 1
+        table[dst[i] - lo] = 1
+
+
+def _empty(a: np.ndarray) -> np.ndarray:
+    """An int64 array as long as ``a``, allocated by numpy: numpy asks for transparent huge pages
+    on large arrays and Numba's allocator does not, so first-touch page faults cost less (see
+    gas.io._parse.parse_edges). Every large array of this module is made here or by numpy."""
+    return np.empty(a.shape[0], np.int64)
+
+
+@njit(parallel=True, cache=True)
+def _lookup(a: np.ndarray, lo, table: np.ndarray, out: np.ndarray) -> np.ndarray:
+    for i in prange(a.shape[0]):
+        out[i] = table[a[i] - lo]
+    return out
+
+
+@njit(cache=True)
+def _slot(key, shift) -> int:
+    """Fibonacci hashing: the top ``64 - shift`` bits of ``key * 2**64 / phi``."""
+    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> shift)
+
+
+@njit(cache=True)
+def _hash_insert(table: np.ndarray, shift, key, val: int) -> int:
+    """Value of ``key`` in the table, inserting ``val`` for it when absent (linear probing).
+
+    Slot ``h`` is ``table[2h]`` (the key) and ``table[2h + 1]`` (its value + 1, 0 when empty):
+    key and value share a cache line."""
+    mask = np.int64(table.shape[0] // 2 - 1)
+    h = _slot(key, shift)
+    while True:
+        v = np.int64(table[2 * h + 1])
+        if v == 0:
+            table[2 * h] = key
+            table[2 * h + 1] = val + 1
+            return val
+        if table[2 * h] == key:
+            return v - 1
+        h = (h + 1) & mask
+
+
+@njit(cache=True)
+def _hash_number(src: np.ndarray, dst: np.ndarray, prov_s: np.ndarray, prov_d: np.ndarray) -> np.ndarray:
+    """Number distinct ids in order of first appearance (src[0], dst[0], src[1], ...).
+
+    Writes each endpoint's number into ``prov_s``/``prov_d`` and returns ``uniq``: ``uniq[k]``
+    is the id numbered ``k``. The table
+    doubles whenever it is half full, so its size follows the number of distinct ids."""
+    bits = 16
+    table = np.zeros(2 << bits, src.dtype)
+    uniq = np.empty(1 << (bits - 1), src.dtype)
+    n = 0
+    m = src.shape[0]
+    for i in range(2 * m):
+        key = src[i >> 1] if i & 1 == 0 else dst[i >> 1]
+        k = _hash_insert(table, np.uint64(64 - bits), key, n)
+        if k == n:
+            if n == uniq.shape[0]:  # half full: double the table and rehash
+                bits += 1
+                grown = np.empty(1 << (bits - 1), src.dtype)
+                grown[:n] = uniq[:n]
+                uniq = grown
+                table = np.zeros(2 << bits, src.dtype)
+                for j in range(n):
+                    _hash_insert(table, np.uint64(64 - bits), uniq[j], j)
+                _hash_insert(table, np.uint64(64 - bits), key, n)
+            uniq[n] = key
+            n += 1
+        if i & 1 == 0:
+            prov_s[i >> 1] = k
+        else:
+            prov_d[i >> 1] = k
+    return uniq[:n].copy()
 
 
 @njit(parallel=True, cache=True)
@@ -118,10 +253,174 @@ def _last_of_runs(s: np.ndarray, d: np.ndarray) -> np.ndarray:
     return keep
 
 
+@njit(parallel=True, cache=True)
+def _scatter_rows(src: np.ndarray, dst: np.ndarray, n: int, parts: int, keys: np.ndarray) -> np.ndarray:
+    """A counting sort of the edges by ``src`` placing each edge's key ``dst << 32 | i`` (``i``
+    its input index) into ``keys``: returns ``indptr`` (see :func:`build_csr`; :func:`build_csc`
+    passes the targets as ``src``)."""
+    m = src.shape[0]
+    parts = max(1, min(parts, m))
+    hist = np.zeros((parts, n), np.int64)
+    for t in prange(parts):
+        for i in range((m * t) // parts, (m * (t + 1)) // parts):
+            hist[t, src[i]] += 1
+    indptr = np.empty(n + 1, np.int64)
+    run = 0
+    for b in range(n):
+        indptr[b] = run
+        for t in range(parts):
+            c = hist[t, b]
+            hist[t, b] = run
+            run += c
+    indptr[n] = run
+    for t in prange(parts):
+        for i in range((m * t) // parts, (m * (t + 1)) // parts):
+            r = src[i]
+            pos = hist[t, r]
+            keys[pos] = (np.int64(dst[i]) << 32) | i
+            hist[t, r] = pos + 1
+    return indptr
+
+
+@njit(cache=True)
+def _insertion_sort(a: np.ndarray, lo: int, hi: int) -> None:
+    for k in range(lo + 1, hi):
+        x = a[k]
+        j = k - 1
+        while j >= lo and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+@njit(cache=True)
+def _quick_sort(a: np.ndarray, lo: int, hi: int) -> None:
+    """Sort ``a[lo:hi]`` in place: quicksort (median of three, the smaller side first from an
+    explicit stack of at most 64 ranges) down to runs of 16, then insertion sort. Plain loops:
+    Numba compiles them in a fraction of the time its ``ndarray.sort`` takes."""
+    stack = np.empty(128, np.int64)
+    top = 0
+    while True:
+        while hi - lo > 16:
+            mid = (lo + hi) // 2
+            x, y, z = a[lo], a[mid], a[hi - 1]
+            pivot = max(min(x, y), min(max(x, y), z))
+            i, j = lo, hi - 1
+            while i <= j:
+                while a[i] < pivot:
+                    i += 1
+                while a[j] > pivot:
+                    j -= 1
+                if i <= j:
+                    a[i], a[j] = a[j], a[i]
+                    i += 1
+                    j -= 1
+            if j + 1 - lo < hi - i:  # recurse into the smaller side: the stack stays short
+                stack[top], stack[top + 1] = i, hi
+                hi = j + 1
+            else:
+                stack[top], stack[top + 1] = lo, j + 1
+                lo = i
+            top += 2
+        _insertion_sort(a, lo, hi)
+        if top == 0:
+            return
+        top -= 2
+        lo, hi = stack[top], stack[top + 1]
+
+
+@njit(parallel=True, cache=True)
+def _sort_rows(
+    indptr: np.ndarray, keys: np.ndarray, dedupe: bool, d: np.ndarray, take: np.ndarray
+) -> np.ndarray:
+    """Sort each row's keys (in place) and unpack them into ``d`` and ``take`` (left alone when
+    empty): row ``r``'s ``count[r]`` edges at the start of its slots ``indptr[r]:``, only the
+    last of each run of equal destinations with ``dedupe``. Returns ``count``."""
+    n = indptr.shape[0] - 1
+    with_take = take.shape[0] > 0
+    count = np.empty(n, np.int64)
+    for r in prange(n):
+        a, b = indptr[r], indptr[r + 1]
+        if b - a > 16:
+            _quick_sort(keys, a, b)
+        else:  # most rows are short
+            _insertion_sort(keys, a, b)
+        j = a
+        for k in range(a, b):
+            key = keys[k]
+            v = key >> 32
+            if dedupe and k + 1 < b and (keys[k + 1] >> 32) == v:
+                continue
+            d[j] = v
+            if with_take:
+                take[j] = key & 0xFFFFFFFF
+            j += 1
+        count[r] = j - a
+    return count
+
+
+@njit(cache=True)
+def _close_rows(
+    indptr: np.ndarray, new_indptr: np.ndarray, d: np.ndarray, take: np.ndarray, s: np.ndarray
+) -> None:
+    """Move row ``r``'s first ``new_indptr[r + 1] - new_indptr[r]`` slots of ``d`` (and of
+    ``take`` unless it is empty) from ``indptr[r]`` down to ``new_indptr[r]``, in place (rows in
+    increasing order: no row moves past the start of its own slots), and set ``s`` to each
+    slot's row. ``s`` may share memory with nothing it reads."""
+    with_take = take.shape[0] > 0
+    for r in range(indptr.shape[0] - 1):
+        a, c = indptr[r], new_indptr[r]
+        for j in range(new_indptr[r + 1] - c):
+            if a != c:
+                d[c + j] = d[a + j]
+                if with_take:
+                    take[c + j] = take[a + j]
+            s[c + j] = r
+
+
+def _prefix(a: np.ndarray, k: int) -> np.ndarray:
+    """The first ``k`` entries: a view when that is most of ``a``, else a copy (frees the rest)."""
+    return a[:k] if 4 * k >= 3 * a.shape[0] else a[:k].copy()
+
+
 def build_csr(
+    src: np.ndarray, dst: np.ndarray, n: int, dedupe: bool, with_take: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Sort edges by (src, dst) and optionally collapse duplicate pairs.
+
+    Returns ``(indptr, src_sorted, dst_sorted, take)`` where ``take`` indexes the input edges kept,
+    in CSR order (None when ``with_take`` is False: a graph without edge columns needs none). With
+    ``dedupe`` the LAST occurrence of a duplicate pair is kept, as repeated
+    ``networkx.DiGraph.add_edge`` calls leave the last attribute values.
+
+    One counting sort by source places each edge as the key ``dst << 32 | input index``, then
+    every row sorts its own keys in cache: one random pass over the edges, where sorting by
+    destination and then by source takes six. Graphs past ``2**31`` vertices or ``2**32``
+    edges, or below :data:`LINEAR_MIN_EDGES` edges, take :func:`build_csr_by_two_sorts`.
+    """
+    m = src.shape[0]
+    if n >= 2**31 or m >= 2**32 or n == 0 or m < LINEAR_MIN_EDGES:
+        return build_csr_by_two_sorts(src, dst, n, dedupe)
+    keys = _empty(src)
+    indptr = _scatter_rows(src, dst, n, _parts(m, n), keys)
+    d, take = _empty(src), _empty(src) if with_take else np.empty(0, np.int64)
+    count = _sort_rows(indptr, keys, dedupe, d, take)
+    new_indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(count, out=new_indptr[1:])
+    k = int(new_indptr[n])
+    s = keys[:k]  # the keys are spent: their memory holds each slot's source
+    _close_rows(indptr, new_indptr, d, take, s)  # duplicates collapsed: close the gaps in place
+    if k < m:
+        s, d = _prefix(s, k), _prefix(d, k)
+        take = _prefix(take, k) if with_take else take
+    return new_indptr, s, d, take if with_take else None
+
+
+def build_csr_by_two_sorts(
     src: np.ndarray, dst: np.ndarray, n: int, dedupe: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Sort edges by (src, dst) and optionally collapse duplicate pairs.
+    """What :func:`build_csr` returns, by two stable counting sorts (destination, then source):
+    the general path, and the reference the faster one is tested against.
 
     Returns ``(indptr, src_sorted, dst_sorted, take)`` where ``take`` indexes the input edges kept,
     in CSR order. With ``dedupe`` the LAST occurrence of a duplicate pair is kept, as repeated
@@ -143,6 +442,17 @@ def build_csr(
 
 
 def build_csc(src_sorted: np.ndarray, dst_sorted: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
-    """In-edge (CSC) arrays from CSR-ordered edges: ``(indptr, in_src, in_eid)``."""
-    indptr, order = _counting_order(dst_sorted, n, _parts(dst_sorted.shape[0], n))
+    """In-edge (CSC) arrays from CSR-ordered edges: ``(indptr, in_src, in_eid)``.
+
+    From :data:`LINEAR_MIN_EDGES` edges on, one counting sort places ``src << 32 | edge id`` by
+    target (one random write per edge, unpacked in place after), else the edge ids and then the
+    sources are placed (two)."""
+    m = dst_sorted.shape[0]
+    if LINEAR_MIN_EDGES <= m < 2**32 and n < 2**31 and src_sorted.dtype == np.int64:
+        eid = _empty(dst_sorted)  # src << 32 | edge id, placed by target: one random write each
+        indptr = _scatter_rows(dst_sorted, src_sorted, n, _parts(m, n), eid)
+        in_src = np.right_shift(eid, 32)
+        np.bitwise_and(eid, 0xFFFFFFFF, out=eid)
+        return indptr, in_src, eid
+    indptr, order = _counting_order(dst_sorted, n, _parts(m, n))
     return indptr, _take(src_sorted, order), order

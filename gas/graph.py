@@ -9,101 +9,54 @@ data is ``edata[name][e]``. The CSC view lists in-edges by target: ``in_src[k]``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from gas._build import build_csc, build_csr, compact_ids
 from gas.errors import GraphError
+from gas.frames import node_results, results_frame
+from gas.graph_build import as_id_array, edge_columns, networkx_columns, pandas_edges
 
 __all__ = ["Graph"]
 
 _INT64_MAX = np.iinfo(np.int64).max
 
 
-def _edge_columns(
-    shape: tuple[int, ...], weights: Any, edge_data: dict[str, Any] | None
-) -> dict[str, np.ndarray]:
-    """The edge columns of :meth:`Graph.from_edges`: ``"weight"`` then ``edge_data``, checked
-    to hold one value per edge (``shape`` is the shape of the id arrays)."""
-    cols: dict[str, np.ndarray] = {}
-    if weights is not None:
-        try:
-            w = np.asarray(weights, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise GraphError(f"Expected numeric edge weights ({exc})") from None
-        if w.shape != shape:
-            raise GraphError(f"Expected one weight per edge ({shape[0]}) (got {w.shape[0] if w.ndim else 0})")
-        cols["weight"] = w
-    for k, v in (edge_data or {}).items():
-        arr = np.asarray(v)
-        if arr.shape[:1] != shape:
-            raise GraphError(f"Expected edge column '{k}' to have one value per edge")
-        cols[k] = arr
-    return cols
-
-
-def _as_id_array(a: Any, name: str) -> np.ndarray:
-    arr = np.asarray(a)
-    if arr.dtype.kind in "fO" and not isinstance(a, np.ndarray):
-        arr = _exact_ints(a, arr, name)
-    if arr.ndim != 1:
-        raise GraphError(f"Expected '{name}' to be a 1-D array of vertex ids (got shape {arr.shape})")
-    if arr.size == 0:
-        return arr.astype(np.int64)
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
-            raise GraphError(f"Expected '{name}' to hold whole-number vertex ids (got {arr.dtype})")
-        if np.abs(arr).max() > 2**53:  # not every whole number is a float past 2**53
-            raise GraphError(
-                f"Expected '{name}' to hold integer vertex ids: {arr.dtype} ids past 2**53 are "
-                "not exact; pass an int64 or uint64 array"
-            )
-        arr = arr.astype(np.int64)
-    if arr.dtype.kind not in "iu":
-        raise GraphError(f"Expected '{name}' to hold integer vertex ids (got dtype {arr.dtype})")
-    if arr.dtype.kind == "i" and arr.min() < 0:
-        bad = arr[arr < 0][0]
-        raise GraphError(
-            f"Expected '{name}' to hold non-negative vertex ids (got {bad})",
-        )
-    if arr.dtype == np.uint64 and arr.max() <= _INT64_MAX:
-        arr = arr.astype(np.int64)
-    elif arr.dtype != np.uint64:
-        arr = arr.astype(np.int64)
-    return arr
-
-
-def _exact_ints(a: Any, arr: np.ndarray, name: str) -> np.ndarray:
-    """A sequence of Python ints that numpy made float64 or object (ids past ``2**63 - 1``): as
-    uint64, exactly. Anything else is returned as numpy read it."""
-    items = list(a)
-    if not items or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in items):
-        return arr
-    if min(items) < 0:
-        raise GraphError(f"Expected '{name}' to hold non-negative vertex ids (got {min(items)})")
-    if max(items) >= 2**64:
-        raise GraphError(f"Expected '{name}' to hold 64-bit vertex ids (got {max(items)}, past 2**64 - 1)")
-    return np.array(items, dtype=np.uint64)
+def _both_ways(
+    src: list[int], dst: list[int], cols: dict[str, np.ndarray]
+) -> tuple[list[int], list[int], dict[str, np.ndarray]]:
+    """Each edge and, unless it is a self-loop, its reverse (reverses after all originals)."""
+    back = [i for i, (s, d) in enumerate(zip(src, dst, strict=True)) if s != d]
+    src2 = src + [dst[i] for i in back]
+    dst2 = dst + [src[i] for i in back]
+    idx = np.asarray(back, dtype=np.int64)
+    return src2, dst2, {k: np.concatenate([v, v[idx]]) for k, v in cols.items()}
 
 
 class Graph:
     """A directed graph in CSR + CSC form with typed edge data and original vertex ids.
 
     Build one with :meth:`from_edges`, :meth:`from_networkx`, :meth:`from_scipy`,
-    :meth:`from_pandas` or :func:`gas.load`. An undirected input is stored with both directions.
+    :meth:`from_pandas` or :func:`gas.load`. An undirected input (``directed=False``, an
+    undirected networkx graph) is stored with both directions.
 
     Attributes
     ----------
     num_vertices, num_edges : int
     ids : ndarray
-        Original id of each internal vertex (int64, uint64 for ids past 2**63-1, or object).
+        Original id of each internal vertex: int64 (uint64 for ids past 2**63-1), or object
+        for labels of other kinds (strings from :meth:`from_pandas` or :meth:`from_networkx`).
     out_indptr, src, dst : ndarray of int64
         CSR: out-edges of ``v`` are ``out_indptr[v]:out_indptr[v+1]``, going ``src[e] -> dst[e]``.
     in_indptr, in_src, in_eid : ndarray of int64
         CSC: in-edge slots of ``v`` are ``in_indptr[v]:in_indptr[v+1]``.
     edata : dict of str to ndarray
         Edge data columns in CSR order (``"weight"`` when the input had weights).
+    vdata : dict of str to ndarray
+        Vertex data columns by internal id (e.g. the node attributes :meth:`from_networkx`
+        read); kept by :meth:`symmetrized` and :meth:`simple_undirected`, not saved in ``.npz``.
     num_duplicates : int
         Input edges collapsed into an earlier identical (src, dst) pair while building.
 
@@ -127,6 +80,7 @@ class Graph:
         ids: np.ndarray,
         edata: dict[str, np.ndarray] | None = None,
         num_duplicates: int = 0,
+        vdata: dict[str, np.ndarray] | None = None,
     ) -> None:
         n = out_indptr.shape[0] - 1
         self.num_vertices: int = int(n)
@@ -137,6 +91,7 @@ class Graph:
         self.ids = ids
         self.edata: dict[str, np.ndarray] = dict(edata or {})
         self.num_duplicates = int(num_duplicates)
+        self.vdata: dict[str, np.ndarray] = dict(vdata or {})
         self.in_indptr, self.in_src, self.in_eid = build_csc(src, dst, n)
 
     # ------------------------------------------------------------------ construction
@@ -149,10 +104,11 @@ class Graph:
         ids: np.ndarray,
         edata: dict[str, np.ndarray] | None,
         dedupe: bool,
+        vdata: dict[str, np.ndarray] | None = None,
     ) -> Graph:
-        indptr, s, d, take = build_csr(src, dst, n, dedupe)
+        indptr, s, d, take = build_csr(src, dst, n, dedupe, with_take=bool(edata))
         cols = {k: np.ascontiguousarray(np.asarray(v)[take]) for k, v in (edata or {}).items()}
-        return cls(indptr, s, d, ids, cols, num_duplicates=src.shape[0] - s.shape[0])
+        return cls(indptr, s, d, ids, cols, num_duplicates=src.shape[0] - s.shape[0], vdata=vdata)
 
     @classmethod
     def from_edges(
@@ -164,13 +120,15 @@ class Graph:
         *,
         dedupe: bool = True,
         edge_data: dict[str, Any] | None = None,
+        directed: bool = True,
     ) -> Graph:
         """Build a graph from two arrays of vertex ids.
 
         Parameters
         ----------
         src, dst : array_like of non-negative int
-            Edge ``i`` goes ``src[i] -> dst[i]``.
+            Edge ``i`` goes ``src[i] -> dst[i]``. Labels of other kinds (strings, categoricals):
+            :meth:`from_pandas`.
         num_vertices : int, optional
             If given, ids must lie in ``0..num_vertices-1`` and keep their numbers (vertices with
             no edges included). Otherwise any non-negative 64-bit ids are compacted to
@@ -182,6 +140,9 @@ class Graph:
             ``networkx.DiGraph`` does. ``False`` keeps parallel edges. Self-loops are always kept.
         edge_data : dict, optional
             More edge columns, one value per input edge.
+        directed : bool, default True
+            ``False``: each pair is an undirected edge, stored in both directions (the graph is
+            :meth:`symmetrized`, as the CLI's ``--undirected`` does).
 
         Raises
         ------
@@ -193,12 +154,28 @@ class Graph:
         >>> g = Graph.from_edges([0, 1], [1, 2], num_vertices=4, weights=[0.5, 2.0])
         >>> g.num_vertices, g.weights.tolist()
         (4, [0.5, 2.0])
+        >>> Graph.from_edges([0, 1], [1, 2], directed=False).num_edges
+        4
         """
-        s = _as_id_array(src, "src")
-        d = _as_id_array(dst, "dst")
+        g = cls._from_id_arrays(
+            as_id_array(src, "'src'"), as_id_array(dst, "'dst'"), num_vertices, weights, dedupe, edge_data
+        )
+        return g if directed else g.symmetrized()
+
+    @classmethod
+    def _from_id_arrays(
+        cls,
+        s: np.ndarray,
+        d: np.ndarray,
+        num_vertices: int | None,
+        weights: Any,
+        dedupe: bool,
+        edge_data: dict[str, Any] | None,
+    ) -> Graph:
+        """:meth:`from_edges` after its id arrays were checked."""
         if s.shape != d.shape:
             raise GraphError(f"Expected 'src' and 'dst' of equal length (got {s.shape[0]} and {d.shape[0]})")
-        cols = _edge_columns(s.shape, weights, edge_data)
+        cols = edge_columns(s.shape, weights, edge_data)
         if num_vertices is not None:
             n = int(num_vertices)
             if n < 0:
@@ -223,7 +200,16 @@ class Graph:
         return cls._from_internal(si, di, ids.shape[0], ids, cols, dedupe)
 
     @classmethod
-    def from_networkx(cls, G: Any, weight: str | None = "weight") -> Graph:
+    def from_networkx(
+        cls,
+        G: Any,
+        weight: str | None = "weight",
+        *,
+        directed: bool | None = None,
+        node_attrs: Sequence[str] = (),
+        edge_attrs: Sequence[str] = (),
+        default: float | None = None,
+    ) -> Graph:
         """Build from a networkx graph; undirected edges are stored in both directions.
 
         Node labels become :attr:`ids` (sorted when they are all non-negative integers, else in
@@ -231,43 +217,64 @@ class Graph:
         attribute ``weight`` (default 1.0 where missing) becomes the ``"weight"`` column when any
         edge has it.
 
+        Parameters
+        ----------
+        G : networkx.Graph, DiGraph, MultiGraph or MultiDiGraph
+        weight : str or None, default "weight"
+        directed : bool, optional
+            Default: ``G.is_directed()``. ``False`` on a directed graph adds every reverse edge
+            (:meth:`symmetrized`); ``True`` on an undirected one keeps each edge once, in the
+            direction ``G.edges`` lists it.
+        node_attrs : sequence of str
+            Numeric node attributes to load into :attr:`vdata` (one array by internal id each).
+        edge_attrs : sequence of str
+            Numeric edge attributes to load into :attr:`edata` (CSR order).
+        default : float, optional
+            The value of a listed attribute where a node or edge lacks it; without one, a
+            missing attribute is a :class:`GraphError`.
+
         Examples
         --------
         >>> import networkx as nx
         >>> g = Graph.from_networkx(nx.path_graph(3))
         >>> g.num_edges
         4
+        >>> G = nx.DiGraph([("a", "b", {"cap": 2.5})])
+        >>> G.nodes["a"]["age"] = 31
+        >>> g = Graph.from_networkx(G, node_attrs=["age"], edge_attrs=["cap"], default=0)
+        >>> g.ids.tolist(), g.vdata["age"].tolist(), g.edata["cap"].tolist()
+        (['a', 'b'], [31, 0], [2.5])
         """
         nodes = list(G.nodes)
         if all(isinstance(x, (int, np.integer)) and x >= 0 for x in nodes):
-            ids = np.array(sorted(int(x) for x in nodes), dtype=np.int64)
-            if ids.size and ids[-1] > _INT64_MAX:
-                ids = ids.astype(np.uint64)
-            index = {int(x): i for i, x in enumerate(ids.tolist())}
+            nodes = sorted(nodes)
+            ids = np.array(
+                [int(x) for x in nodes], dtype=np.int64 if not nodes or nodes[-1] <= _INT64_MAX else np.uint64
+            )
         else:
             ids = np.empty(len(nodes), dtype=object)
             ids[:] = nodes
-            index = {x: i for i, x in enumerate(nodes)}
+        index = {x: i for i, x in enumerate(nodes)}
         edges = list(G.edges(data=True))
+        vcols, ecols = networkx_columns(G, nodes, edges, node_attrs, edge_attrs, default)
         src = [index[u] for u, _, _ in edges]
         dst = [index[v] for _, v, _ in edges]
         has_w = weight is not None and any(weight in a for _, _, a in edges)
-        w = [float(a.get(weight, 1.0)) for _, _, a in edges] if has_w else None
-        if not G.is_directed():
-            back = [i for i, (s, d) in enumerate(zip(src, dst)) if s != d]
-            src, dst = src + [dst[i] for i in back], dst + [src[i] for i in back]
-            if w is not None:
-                w = w + [w[i] for i in back]
+        if has_w:
+            ecols = {"weight": np.asarray([float(a.get(weight, 1.0)) for _, _, a in edges]), **ecols}
+        if not G.is_directed() and not directed:
+            src, dst, ecols = _both_ways(src, dst, ecols)
         s = np.asarray(src, dtype=np.int64)
         d = np.asarray(dst, dtype=np.int64)
-        cols = {"weight": np.asarray(w, dtype=np.float64)} if w is not None else None
-        return cls._from_internal(s, d, len(nodes), ids, cols, dedupe=not G.is_multigraph())
+        g = cls._from_internal(s, d, len(nodes), ids, ecols, dedupe=not G.is_multigraph(), vdata=vcols)
+        return g.symmetrized() if directed is False and G.is_directed() else g
 
     @classmethod
-    def from_scipy(cls, A: Any, *, dedupe: bool = True) -> Graph:
+    def from_scipy(cls, A: Any, *, dedupe: bool = True, directed: bool = True) -> Graph:
         """Build from a square scipy sparse matrix: stored entry ``A[i, j]`` is edge ``i -> j``.
 
-        Entry values become the ``"weight"`` column; vertex ids are ``0..n-1``.
+        Entry values become the ``"weight"`` column; vertex ids are ``0..n-1``. ``directed=False``
+        stores every entry in both directions (:meth:`symmetrized`).
 
         Examples
         --------
@@ -285,6 +292,7 @@ class Graph:
             num_vertices=A.shape[0],
             weights=np.asarray(coo.data, dtype=np.float64),
             dedupe=dedupe,
+            directed=directed,
         )
 
     @classmethod
@@ -294,10 +302,33 @@ class Graph:
         source: str = "source",
         target: str = "target",
         weight: str | None = None,
+        directed: bool = True,
         *,
         dedupe: bool = True,
     ) -> Graph:
         """Build from a DataFrame with source and target columns (and optionally a weight column).
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+        source, target : str
+            The columns holding each edge's endpoints, any names (SNAP's ``"FromNodeId"`` and
+            ``"ToNodeId"``). Non-negative integer ids are compacted as in :meth:`from_edges`;
+            any other hashable labels (strings, categoricals, negative integers) are factorized
+            once over both columns, in sorted order when they can be ordered, and :attr:`ids`
+            holds the labels (an object array for strings).
+        weight : str, optional
+            The column of edge weights (the ``"weight"`` edge column).
+        directed : bool, default True
+            ``False``: each row is an undirected edge, stored in both directions.
+        dedupe : bool, default True
+            As in :meth:`from_edges`.
+
+        Raises
+        ------
+        GraphError
+            Naming the column: a missing column, a missing label, negative or fractional float
+            ids, non-numeric weights.
 
         Examples
         --------
@@ -305,12 +336,17 @@ class Graph:
         >>> df = pd.DataFrame({"source": [5, 6], "target": [6, 7], "w": [1.0, 3.0]})
         >>> Graph.from_pandas(df, weight="w").ids.tolist()
         [5, 6, 7]
+        >>> snap = pd.DataFrame({"FromNodeId": ["b", "a"], "ToNodeId": ["c", "b"]})
+        >>> g = Graph.from_pandas(snap, "FromNodeId", "ToNodeId", directed=False)
+        >>> g.ids.tolist(), g.num_edges, g.index_of("c")
+        (['a', 'b', 'c'], 4, 2)
         """
-        for col in (source, target) + ((weight,) if weight else ()):
-            if col not in df.columns:
-                raise GraphError(f"Expected a column named {col!r} (got columns {list(df.columns)})")
-        w = df[weight].to_numpy(dtype=np.float64) if weight else None
-        return cls.from_edges(df[source].to_numpy(), df[target].to_numpy(), weights=w, dedupe=dedupe)
+        s, d, ids, w = pandas_edges(df, source, target, weight)
+        if ids is None:
+            g = cls._from_id_arrays(s, d, None, w, dedupe, None)
+        else:
+            g = cls._from_internal(s, d, ids.shape[0], ids, edge_columns(s.shape, w, None), dedupe)
+        return g if directed else g.symmetrized()
 
     def symmetrized(self) -> Graph:
         """The graph with every edge in both directions (an undirected graph stored as directed).
@@ -330,7 +366,7 @@ class Graph:
         src = np.concatenate([rs, self.src])  # originals last: they win when deduplicated
         dst = np.concatenate([rd, self.dst])
         cols = {k: np.concatenate([v[~loops], v]) for k, v in self.edata.items()}
-        g = Graph._from_internal(src, dst, self.num_vertices, self.ids, cols, dedupe=True)
+        g = Graph._from_internal(src, dst, self.num_vertices, self.ids, cols, dedupe=True, vdata=self.vdata)
         g.num_duplicates = self.num_duplicates
         return g
 
@@ -348,7 +384,7 @@ class Graph:
         keep = self.src != self.dst
         src = np.concatenate([self.src[keep], self.dst[keep]])
         dst = np.concatenate([self.dst[keep], self.src[keep]])
-        return Graph._from_internal(src, dst, self.num_vertices, self.ids, {}, dedupe=True)
+        return Graph._from_internal(src, dst, self.num_vertices, self.ids, {}, dedupe=True, vdata=self.vdata)
 
     # ------------------------------------------------------------------ views
     @property
@@ -379,7 +415,11 @@ class Graph:
         scalar = np.ndim(original) == 0
         q = np.atleast_1d(np.asarray(original))
         if self.ids.dtype == object:
-            lookup = {x: i for i, x in enumerate(self.ids.tolist())}
+            cached = getattr(self, "_label_index", None)
+            if cached is None or cached[0] is not self.ids:  # labels: one dict, built on first use
+                cached = (self.ids, {x: i for i, x in enumerate(self.ids.tolist())})
+                self._label_index = cached
+            lookup = cached[1]
             try:
                 out = np.array([lookup[x] for x in q.tolist()], dtype=np.int64)
             except KeyError as exc:
@@ -389,7 +429,7 @@ class Graph:
                 raise GraphError(f"Unknown vertex id {q[0]!r}: vertex ids are below 2**64")
             if q.dtype.kind not in "iu":
                 raise GraphError(f"Unknown vertex id {q[0]!r}: ids of this graph are integers")
-            if q.dtype.kind == "i" and q.size and q.min() < 0:
+            if q.dtype.kind == "i" and q.size and q.min() < 0 and self.ids.dtype == np.uint64:
                 raise GraphError(f"Unknown vertex id {int(q.min())}")
             qq = q.astype(self.ids.dtype)
             out = np.searchsorted(self.ids, qq).astype(np.int64)
@@ -440,8 +480,42 @@ class Graph:
             "memory_bytes": self.nbytes(),
         }
 
-    def to_networkx(self) -> Any:
-        """A ``networkx.DiGraph`` (``MultiDiGraph`` when parallel edges exist) with original ids."""
+    def frame(self, **results: Any) -> Any:
+        """A pandas DataFrame of per-vertex results, indexed by original id (index name ``"id"``).
+
+        Each keyword is a column: an array by internal id with one value per vertex (what
+        :func:`~gas.algorithms.pagerank.pagerank` and the other algorithms return), or a 2-D
+        array of shape ``(num_vertices, k)`` giving columns ``name_0 .. name_{k-1}``. pandas is
+        imported here only; without it, a :class:`~gas.errors.GasError` says to install it.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> g = Graph.from_edges([10, 20], [20, 30])
+        >>> g.frame(rank=np.array([0.2, 0.3, 0.5]), hop=np.arange(3))
+            rank  hop
+        id
+        10   0.2    0
+        20   0.3    1
+        30   0.5    2
+        """
+        return results_frame(self.ids, self.num_vertices, results)
+
+    def to_networkx(self, **results: Any) -> Any:
+        """A ``networkx.DiGraph`` (``MultiDiGraph`` when parallel edges exist) with original ids.
+
+        Node attributes: the :attr:`vdata` columns, then each keyword (an array by internal id,
+        checked as in :meth:`frame`). Edge attributes: every :attr:`edata` column (``"weight"``
+        included), so that :meth:`from_networkx` with the same ``node_attrs``/``edge_attrs``
+        gives the graph back.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> G = Graph.from_edges([10], [20]).to_networkx(rank=np.array([0.4, 0.6]))
+        >>> dict(G.nodes(data="rank"))
+        {10: 0.4, 20: 0.6}
+        """
         import networkx as nx
 
         multi = self.num_edges > 1 and bool(
@@ -449,10 +523,24 @@ class Graph:
         )
         G = nx.MultiDiGraph() if multi else nx.DiGraph()
         ids = self.ids.tolist()
-        G.add_nodes_from(ids)
+        attrs = node_results(self.num_vertices, {**self.vdata, **results})
+        if attrs:
+            names = list(attrs)
+            cols = [attrs[k].tolist() for k in names]
+            G.add_nodes_from(
+                (x, dict(zip(names, vals, strict=True))) for x, *vals in zip(ids, *cols, strict=True)
+            )
+        else:
+            G.add_nodes_from(ids)
         s = [ids[i] for i in self.src.tolist()]
         d = [ids[i] for i in self.dst.tolist()]
-        if self.weights is not None:
+        if len(self.edata) > 1 or (self.edata and self.weights is None):
+            names = list(self.edata)
+            cols = [self.edata[k].tolist() for k in names]
+            G.add_edges_from(
+                (u, v, dict(zip(names, vals, strict=True))) for u, v, *vals in zip(s, d, *cols, strict=True)
+            )
+        elif self.weights is not None:
             G.add_weighted_edges_from(zip(s, d, self.weights.tolist()))
         else:
             G.add_edges_from(zip(s, d))

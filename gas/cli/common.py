@@ -169,6 +169,10 @@ def write_values(path: str, ids: np.ndarray, values: np.ndarray, fmt: str) -> No
 def write_output(args: argparse.Namespace, g: Any, values: np.ndarray, fmt: str) -> None:
     """With ``--output``: write one ``id<TAB>value`` line per vertex of ``g`` and say so.
 
+    By the extension: ``.csv`` writes CSV with an ``id,value`` header, ``.parquet`` a Parquet
+    table (pyarrow: ``pip install 'gaslab[parquet]'``), anything else TSV; always atomically
+    (:func:`gas.frames.write_table`).
+
     Examples
     --------
     >>> import argparse
@@ -176,7 +180,12 @@ def write_output(args: argparse.Namespace, g: Any, values: np.ndarray, fmt: str)
     >>> write_output(argparse.Namespace(output=None, quiet=True), None, np.zeros(2), "%g")
     """
     if args.output:
-        write_values(args.output, g.ids, values, fmt)
+        from gas.frames import table_format, write_table
+
+        if table_format(args.output) == "tsv":
+            write_values(args.output, g.ids, values, fmt)
+        else:
+            write_table(args.output, g.ids, values, fmt)
         if not args.quiet:
             print(f"wrote {g.num_vertices:,d} lines to {args.output}", file=sys.stderr)
 

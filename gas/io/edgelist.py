@@ -284,6 +284,19 @@ def read_edgelist(
     >>> src.tolist(), dst.tolist(), w.tolist()
     ([7, 9], [9, 7], [0.5, 2.0])
     """
+    return _read_edgelist(path, weights, skip_rows, member, check_weights, trim=True)
+
+
+def _read_edgelist(
+    path: str | os.PathLike,
+    weights: bool | None,
+    skip_rows: int,
+    member: str | None,
+    check_weights: str | None,
+    trim: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """:func:`read_edgelist`; ``trim=False`` returns views of the parser's arrays even when
+    they are much longer than the edges (for a caller that drops them soon: no copy)."""
     p = os.fspath(path)
     if not 0 <= skip_rows < 2**63:
         raise InputError(f"expected skip_rows in 0..2**63-1 (got {skip_rows})", path=p)
@@ -297,12 +310,12 @@ def read_edgelist(
         _raise_parse_error(p, buf, err, line, ls, tok, k)
     if k == 0:
         raise _no_edges_error(p)
-    src, dst = _trim(src, k), _trim(dst, k)
+    src, dst = (_trim(src, k), _trim(dst, k)) if trim else (src[:k], dst[:k])
     if not big:
         src, dst = src.view(np.int64), dst.view(np.int64)
     if not weighted:
         return src, dst, None
-    w = _trim(w, k)
+    w = _trim(w, k) if trim else w[:k]
     if nfb:
         _apply_fallback(p, raw, off, buf, w, fb[:nfb])
     _check_weight_rule(p, buf, w, skip_rows, check_weights)

@@ -8,7 +8,7 @@ import zipfile
 from gas.errors import GraphError, InputError
 from gas.graph import Graph
 from gas.io.binary import load_npz
-from gas.io.edgelist import WEIGHT_RULES, bad_weight_error, first_bad_weight, read_edgelist
+from gas.io.edgelist import WEIGHT_RULES, _read_edgelist, bad_weight_error, first_bad_weight
 
 __all__ = ["load"]
 
@@ -21,6 +21,7 @@ def load(
     num_vertices: int | None = None,
     skip_rows: int = 0,
     check_weights: str | None = None,
+    undirected: bool = False,
 ) -> Graph:
     """Read a graph from a binary ``.npz`` file or a text edge list (plain, gz, bz2 or zip).
 
@@ -47,6 +48,9 @@ def load(
         Refuse negative weights (``"nonnegative"``: shortest paths) or also infinite ones
         (``"finite-nonnegative"``: PageRank), naming the file and line of the first one (in a
         ``.npz``, its edge). Applies to binary files too.
+    undirected : bool, default False
+        Treat each line as an undirected edge: the graph is :meth:`~Graph.symmetrized` (every
+        edge in both directions), as the CLI's ``--undirected`` does. Applies to binary files too.
 
     Raises
     ------
@@ -62,7 +66,22 @@ def load(
     >>> g = load(p)
     >>> g.num_vertices, g.num_edges, g.ids.tolist(), g.num_duplicates
     (3, 2, [100, 200, 300], 1)
+    >>> load(p, undirected=True).num_edges
+    4
     """
+    g = _load_directed(path, weights, dedupe, num_vertices, skip_rows, check_weights)
+    return g.symmetrized() if undirected else g
+
+
+def _load_directed(
+    path: str | os.PathLike,
+    weights: bool | None,
+    dedupe: bool,
+    num_vertices: int | None,
+    skip_rows: int,
+    check_weights: str | None,
+) -> Graph:
+    """:func:`load` without ``undirected``."""
     p = os.fspath(path)
     if check_weights not in WEIGHT_RULES:
         raise ValueError(f"Expected check_weights in {list(WEIGHT_RULES)} (got {check_weights!r})")
@@ -73,7 +92,8 @@ def load(
             edge = f"edge {g.ids[g.src[bad]]} -> {g.ids[g.dst[bad]]}"
             raise bad_weight_error(check_weights, g.weights[bad], path=p, text=edge)
         return g
-    src, dst, w = read_edgelist(p, weights=weights, skip_rows=skip_rows, check_weights=check_weights)
+    # the parser's arrays are not trimmed (copied): the graph is built from them and they go
+    src, dst, w = _read_edgelist(p, weights, skip_rows, None, check_weights, trim=False)
     try:
         return Graph.from_edges(src, dst, num_vertices=num_vertices, weights=w, dedupe=dedupe)
     except GraphError as exc:
