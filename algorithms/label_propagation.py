@@ -7,10 +7,12 @@ original ids). The graph is coloured greedily, largest degree first (networkx's
 classes one after another, each as one superstep of the synchronous engine over that class.
 A vertex takes the most frequent label among its neighbours; on a tie it keeps its own label if
 it is among the most frequent, else takes the largest of them. Sweeps repeat until every vertex
-with neighbours holds one of its most frequent labels (a superstep over all vertices that only
-checks). ``gather`` keeps each neighbour's label in the vertex's slot for that edge
-(:class:`gas.Slots`), and ``apply`` sorts them and counts runs: no per-vertex array sized by the
-largest degree.
+with neighbours holds one of its most frequent labels (a superstep that only checks). A vertex
+none of whose neighbours changed label since it was last updated would compute the label it
+holds: each superstep runs only the vertices of its class that a changed neighbour signalled
+(``scatter``), which gives the same labels as updating the whole class. ``gather`` keeps
+each neighbour's label in the vertex's slot for that edge (:class:`gas.Slots`), and ``apply``
+sorts them and counts runs: no per-vertex array sized by the largest degree.
 
 The result equals ``networkx.algorithms.community.label_propagation_communities`` on the
 undirected simple view (deterministic: no seed), returned as each vertex's community label, the
@@ -26,11 +28,14 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
+from gas.algorithms.kcore import simple_view
 from gas.engine_base import engine_for
-from gas.errors import ConvergenceError, GasError
+from gas.errors import ConvergenceError
 from gas.graph import Graph
 from gas.program import OUT, VertexProgram
 from gas.program_spec import Slots
@@ -41,24 +46,26 @@ __all__ = ["LabelPropagationProgram", "label_propagation_communities", "largest_
 class LabelPropagationProgram(VertexProgram):
     """One step of the semi-synchronous rule for the active vertices (run on
     :meth:`gas.Graph.simple_undirected`); with ``check`` set, only records in ``ok`` whether
-    the vertex's label is among its most frequent (the ``unsettled`` aggregate counts those
-    that are not)."""
+    the vertex's label is among its most frequent. A vertex whose label changed signals its
+    neighbours (``changed``)."""
 
-    vertex_data = {"label": np.int64, "check": np.bool_, "ok": np.bool_}
+    vertex_data = {"label": np.int64, "check": np.bool_, "ok": np.bool_, "changed": np.bool_}
     gather_edges = OUT
+    scatter_edges = OUT
     gather_type = Slots(np.int64)
-    aggregates = {"unsettled": "sum"}
     checked = False
 
     def init(self, v, ctx):
         v.label = v.vid
         v.ok = True
+        v.changed = False
 
     def gather(self, v, e, nbr):
         return nbr.label
 
     def apply(self, v, total, ctx):
         d = total.shape[0]
+        v.changed = False
         if d == 0:
             v.ok = True
             return
@@ -80,9 +87,10 @@ class LabelPropagationProgram(VertexProgram):
         v.ok = own == best
         if not v.check and not v.ok:
             v.label = top
+            v.changed = True
 
-    def aggregate(self, v):
-        return 0.0 if v.ok else 1.0
+    def scatter(self, v, e, nbr):
+        return v.changed
 
 
 @njit(cache=True)
@@ -106,12 +114,50 @@ def largest_first_coloring(indptr, nbr):
     return color
 
 
+def _sweeps(eng: Any, order: np.ndarray, bounds: np.ndarray, max_sweeps: int) -> bool:
+    """Sweeps over the colour classes (``order[bounds[c]:bounds[c + 1]]``) until a check finds
+    every vertex settled (True) or ``max_sweeps`` sweeps ran (False). Only the vertices a
+    changed neighbour signalled since their last update (``dirty``) are checked or updated:
+    the others hold one of their most frequent labels already."""
+    n = order.shape[0]
+    check, ok = eng.columns["check"], eng.columns["ok"]
+    dirty = np.ones(n, np.uint8)
+    act = np.zeros(n, np.uint8)
+    for _ in range(max_sweeps):
+        check[:] = True
+        eng.run(1, active=np.flatnonzero(dirty), init=False)
+        if ok[dirty.view(np.bool_)].all():
+            return True
+        dirty[ok] = 0  # settled: updated only if a neighbour changes before its class's turn
+        check[:] = False
+        with eng.thread_scope():
+            for c in range(bounds.shape[0] - 1):
+                ids = order[bounds[c] : bounds[c + 1]]
+                ids = ids[dirty[ids] != 0]
+                if ids.shape[0] == 0:
+                    continue
+                act[ids] = 1
+                signal, _ = eng.superstep(act)
+                act[ids] = 0
+                dirty[ids] = 0
+                if signal is not None:
+                    dirty |= signal
+    return False
+
+
 def label_propagation_communities(
-    G: Graph, *, threads: int | None = None, max_sweeps: int = 1000
+    G: Graph,
+    *,
+    threads: int | None = None,
+    max_sweeps: int = 1000,
+    procs: int = 1,
+    partition: str = "hdrf",
 ) -> np.ndarray:
     """Each vertex's community (the smallest original id in it), by networkx's semi-synchronous
     label propagation on the undirected simple view; :class:`gas.ConvergenceError` if the labels
-    still move after ``max_sweeps`` sweeps over the colour classes.
+    still move after ``max_sweeps`` sweeps over the colour classes. ``procs > 1`` runs the same
+    sweeps on local processes as one run (:func:`gas.algorithms.label_propagation_variants.\
+label_propagation_phased`; ``partition`` as :func:`gas.run`'s), with the same answer.
 
     Examples
     --------
@@ -119,26 +165,21 @@ def label_propagation_communities(
     >>> label_propagation_communities(gas.Graph.from_edges([0, 1, 2], [1, 2, 0], num_vertices=4)).tolist()
     [0, 0, 0, 3]
     """
-    if not isinstance(G, Graph):
-        raise GasError(f"Expected a gas.Graph (got {type(G).__name__}); hint: gas.Graph.from_networkx(G)")
-    S = G.simple_undirected()
+    S = simple_view(G)
     n = S.num_vertices
     if n == 0:
         return G.ids.copy()
     color = largest_first_coloring(S.out_indptr, S.dst)
+    if procs != 1:
+        from gas.algorithms.label_propagation_variants import community_labels, label_propagation_phased
+
+        labels = label_propagation_phased(S, color, procs=procs, partition=partition, max_sweeps=max_sweeps)
+        return community_labels(G, labels)
     order = np.argsort(color, kind="stable")
     bounds = np.searchsorted(color[order], np.arange(int(color.max()) + 2))
     eng = engine_for(S, LabelPropagationProgram(), "sync", threads=threads)
     eng.init()
-    check = eng.columns["check"]
-    for _ in range(max_sweeps):
-        check[:] = True
-        if eng.run(1, init=False).aggregates["unsettled"] == 0:
-            break
-        check[:] = False
-        for c in range(bounds.shape[0] - 1):
-            eng.run(1, active=order[bounds[c] : bounds[c + 1]], init=False)
-    else:
+    if not _sweeps(eng, order, bounds, max_sweeps):
         raise ConvergenceError(f"Label propagation still moving after {max_sweeps} sweeps (raise max_sweeps)")
     label = eng.columns["label"]
     smallest = np.full(n, n, np.int64)

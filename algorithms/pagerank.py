@@ -29,6 +29,7 @@ from gas.options import RunOptions
 from gas.program import IN, NONE, OUT, VertexProgram
 
 from .pagerank_extrapolate import _Extrapolation
+from .pagerank_personal import personal_pagerank
 
 __all__ = [
     "PageRankProgram",
@@ -415,6 +416,9 @@ def pagerank(
     max_iter: int = 100,
     weight: str | None = None,
     *,
+    personalization: dict | np.ndarray | None = None,
+    nstart: dict | np.ndarray | None = None,
+    dangling: dict | np.ndarray | None = None,
     threads: int | None = None,
     debug: bool = False,
     progress=None,
@@ -433,24 +437,23 @@ def pagerank(
     Parameters
     ----------
     G : Graph
-    alpha, tol : float, default 0.85, 1e-6
-        Damping factor; stop when the L1 change of one iteration is below ``num_vertices * tol``.
-    max_iter : int, default 100
-        Most supersteps. The asynchronous engine's budget is by work: edges visited plus vertex
-        updates up to ``ASYNC_WORK_FACTOR`` (5) times ``max_iter * (num_edges + num_vertices)``.
+    alpha, tol, max_iter : default 0.85, 1e-6, 100
+        Damping factor; stop once an iteration's L1 change is below ``N * tol``, or after ``max_iter``
+        supersteps (async: edge visits and updates of ``ASYNC_WORK_FACTOR`` (5) x ``max_iter * (M + N)``).
     weight : str, optional
         Edge column holding weights (``"weight"``); ``None`` treats every edge as weight 1.
-    threads, debug, progress
-        Numba threads; plain Python; called with each iteration's statistics.
-    return_result : bool, default False
-        Also return the engine's :class:`~gas.engine.RunResult` (statistics, iterations).
+    personalization, nstart, dangling : Mapping or ndarray, optional
+        networkx's teleport, starting and dangling distributions (``dangling`` defaults to the teleport),
+        by original id ``{id: weight}`` or arrays by internal id; sync engine (:mod:`.pagerank_personal`).
+    threads, debug, progress, return_result
+        Numba threads; plain Python; called with each iteration's statistics; return the RunResult too.
     engine, scheduler, consistency : default "sync", "priority", None
-        ``"async"``: :class:`gas.AsyncEngine`, a vertex rescheduled while its own pending change
-        exceeds ``tol``; the push form :class:`ResidualPageRankProgram` under ``"full"``
-        consistency (one process's default), else the pull form :class:`DeltaPageRankProgram`.
+        ``"async"``: :class:`gas.AsyncEngine`, a vertex rescheduled while its pending change exceeds ``tol``;
+        push :class:`ResidualPageRankProgram` under ``"full"`` (one process's default), else pull
+        :class:`DeltaPageRankProgram`.
     extrapolate_every : int, default 6
-        One process, synchronous engine: an Anderson extrapolation every this many supersteps
-        (``_Extrapolation``); 0 runs plain power iteration, as networkx and several processes do.
+        One process, sync engine: an Anderson extrapolation every this many supersteps (``_Extrapolation``);
+        0 runs plain power iteration, as networkx and several processes do.
     procs, partition, options, device
         As in :func:`gas.run` (``procs > 1``: local processes). ``device``: ``"cpu"``, ``"cuda"`` (a
         GPU, same answer) or ``"auto"`` (:func:`gas.cuda_device.device_engine` says what each runs).
@@ -458,24 +461,22 @@ def pagerank(
     Returns
     -------
     ndarray of float64
-        Ranks summing to 1, as ``networkx.pagerank`` (dangling vertices spread their rank evenly).
+        Ranks summing to 1, as ``networkx.pagerank``.
 
     Raises
     ------
     gas.ConvergenceError
         The run missed its stopping rule (``result``: the partial ranks, ``residual`` and
         ``target``: the last L1 change and ``N * tol``), or its ranks are not finite.
-    GraphError
-        A weight that is negative, NaN or infinite.
-    InputError
-        ``alpha`` outside [0, 1], or ``tol`` negative or not finite.
+    GraphError, InputError
+        A weight negative, NaN or infinite; ``alpha`` outside [0, 1]; ``tol`` negative or not finite;
+        an unknown id or a bad weight in ``personalization``, ``nstart`` or ``dangling``.
 
     Examples
     --------
-    >>> import gas
-    >>> g = gas.Graph.from_edges([1, 2, 3], [2, 3, 1])
-    >>> gas.algorithms.pagerank(g).round(4).tolist()
-    [0.3333, 0.3333, 0.3333]
+    >>> g = Graph.from_edges([1, 2, 3], [2, 3, 1])
+    >>> pagerank(g).round(4).tolist(), pagerank(g, personalization={1: 1.0}).round(4).tolist()
+    ([0.3333, 0.3333, 0.3333], [0.3887, 0.3304, 0.2809])
     """
     if options is not None:  # the one-process settings may come in the options too
         threads, debug = threads if threads is not None else options.threads, debug or options.debug
@@ -484,14 +485,19 @@ def pagerank(
         empty = np.zeros(0, np.float64)
         return (empty, RunResult(np.zeros(0), empty, 0, True)) if return_result else empty
     how = (run_engine, scheduler, consistency, extrapolate_every, procs, partition, options)
-    ranks, res = _pagerank_with(G, alpha, tol, max_iter, weight, threads, debug, progress, how)
+    vectors = (personalization, nstart, dangling)
+    ranks, res = _pagerank_with(G, alpha, tol, max_iter, weight, threads, debug, progress, how, vectors)
     _check_result(G, ranks, res, alpha, tol, max_iter, weight, engine)
     return (ranks, res) if return_result else ranks
 
 
-def _pagerank_with(G, alpha, tol, max_iter, weight, threads, debug, progress, how):
+def _pagerank_with(G, alpha, tol, max_iter, weight, threads, debug, progress, how, vectors=(None,) * 3):
     """The ranks and the run's result, by the path ``how`` picks: several processes (or settings
-    only the process runtime runs) through :func:`gas.run`, else one process's engine."""
+    only the process runtime runs) through :func:`gas.run`, else one process's engine; given any
+    of ``vectors`` (personalization, nstart, dangling), :func:`personal_pagerank`."""
+    if any(a is not None for a in vectors):
+        args = (G, alpha, tol, max_iter, weight, vectors, how, threads, debug, progress, ASYNC_WORK_FACTOR)
+        return personal_pagerank(*args)
     engine, scheduler, consistency, every, procs, partition, options = how
     if procs != 1 or _needs_run(options):
         where = dict(procs=procs, partition=partition, options=options, threads=threads, debug=debug)

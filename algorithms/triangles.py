@@ -5,11 +5,14 @@ out-neighbours, read-only): on the undirected simple view (:meth:`gas.Graph.simp
 both directions, no repeats, no self-loops) that is the vertex's neighbour set. Triangles then
 cost one sorted-list intersection per edge (:func:`gas.setops.count_common`), as PowerGraph's
 triangle count does with neighbour sets kept as vertex data, and no per-vertex accumulator
-sized by the largest degree:
-
-* ``gather`` over a vertex's edges counts, for each neighbour, the neighbours the two share;
-* each triangle at ``v`` is found twice (through each of its two other corners): ``apply``
-  halves the sum.
+sized by the largest degree. Each triangle ``a < b < c`` (by vertex id) is found once at each
+corner: at ``v``, the edge to a higher neighbour ``u`` intersects the two vertices' higher
+neighbours (``v`` lowest, ``u`` middle), and the edge to a lower neighbour ``u`` intersects
+``u``'s higher neighbours with all of ``v``'s (``v`` middle or highest). The functions first
+renumber the vertices by degree (a compiled pre-step that also builds the undirected simple
+view), so that every "higher neighbours" list is short (at most about ``sqrt(2m)``): the
+triangle count costs ``O(m sqrt(m))``, not the ``O(sum of degree products)`` of intersecting
+whole neighbour lists.
 
 The functions follow networkx's names and answers on ``G.to_undirected()`` (self-loops
 ignored): :func:`triangles`, :func:`clustering`, :func:`average_clustering`, :func:`transitivity`.
@@ -29,6 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from gas.api import run
 from gas.errors import GasError
@@ -41,30 +45,98 @@ __all__ = ["TrianglesProgram", "triangles", "clustering", "average_clustering", 
 
 class TrianglesProgram(VertexProgram):
     """Triangles at each vertex of a simple undirected graph (run it on
-    :meth:`gas.Graph.simple_undirected`): one superstep, one intersection per edge."""
+    :meth:`gas.Graph.simple_undirected`): one superstep, one intersection per edge, each
+    triangle counted once at each corner. Any numbering is correct; numbering by degree
+    (as :func:`triangles` does) makes it fast."""
 
-    vertex_data = {"triangles": np.int64}
+    vertex_data = {"triangles": np.int64, "low": np.int64}
     gather_edges = OUT
     gather_type = np.int64
     checked = False  # no indexing of its own: the neighbour lists are slices
 
+    def init(self, v, ctx):
+        v.low = np.searchsorted(v.nbrs, v.vid)  # how many neighbours have a lower id
+
     def gather(self, v, e, nbr):
-        return count_common(v.nbrs, nbr.nbrs)
+        if nbr.vid > v.vid:  # v lowest, nbr middle: the third corner is above both
+            return count_common(v.nbrs[v.low :], nbr.nbrs[nbr.low :])
+        above = np.searchsorted(v.nbrs, nbr.vid) + 1  # nbr lowest: v's neighbours above nbr
+        return count_common(nbr.nbrs[nbr.low :], v.nbrs[above:])
 
     def apply(self, v, total, ctx):
-        v.triangles = total // 2
+        v.triangles = total
 
 
-def _simple(G: Graph) -> Graph:
+@njit(cache=True)
+def _union_size(v, out_indptr, dst, in_indptr, in_src, buf):
+    """The neighbours of ``v`` in the undirected simple view: the sorted union of its out- and
+    in-neighbours without ``v`` and without repeats, into ``buf`` (returns the count)."""
+    i, i1 = out_indptr[v], out_indptr[v + 1]
+    j, j1 = in_indptr[v], in_indptr[v + 1]
+    k = 0
+    last = -1
+    while i < i1 or j < j1:
+        if j >= j1 or (i < i1 and dst[i] <= in_src[j]):
+            x = dst[i]
+            i += 1
+        else:
+            x = in_src[j]
+            j += 1
+        if x != last and x != v:
+            buf[k] = x
+            k += 1
+            last = x
+    return k
+
+
+@njit(cache=True)
+def _by_degree(out_indptr, dst, in_indptr, in_src):
+    """The undirected simple view renumbered by degree (ties by id): ``(indptr, nbr, order)``
+    with ``order[r]`` the vertex numbered ``r`` and each row of ``nbr`` sorted (filled in
+    increasing order of the new ids, no sort)."""
+    n = out_indptr.shape[0] - 1
+    width = 0
+    for v in range(n):
+        width = max(width, out_indptr[v + 1] - out_indptr[v] + in_indptr[v + 1] - in_indptr[v])
+    buf = np.empty(width, np.int64)
+    deg = np.empty(n, np.int64)
+    for v in range(n):
+        deg[v] = _union_size(v, out_indptr, dst, in_indptr, in_src, buf)
+    order = np.argsort(deg, kind="mergesort")
+    rank = np.empty(n, np.int64)
+    indptr = np.zeros(n + 1, np.int64)
+    for r in range(n):
+        rank[order[r]] = r
+        indptr[r + 1] = indptr[r] + deg[order[r]]
+    pos = indptr[:-1].copy()
+    nbr = np.empty(indptr[n], np.int64)
+    for t in range(n):  # t's neighbours' rows get t, in increasing t: each row comes out sorted
+        k = _union_size(order[t], out_indptr, dst, in_indptr, in_src, buf)
+        for i in range(k):
+            r = rank[buf[i]]
+            nbr[pos[r]] = t
+            pos[r] += 1
+    return indptr, nbr, order
+
+
+def _count(
+    G: Graph, threads: int | None, procs: int = 1, partition: str = "hdrf"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Triangles and degree of every vertex of ``G``'s undirected simple view (by ``G``'s
+    internal id), counted on the view renumbered by degree (on ``procs`` local processes)."""
     if not isinstance(G, Graph):
         raise GasError(f"Expected a gas.Graph (got {type(G).__name__}); hint: gas.Graph.from_networkx(G)")
-    return G.simple_undirected()
-
-
-def _count(S: Graph, threads: int | None) -> np.ndarray:
-    if S.num_vertices == 0:
-        return np.zeros(0, np.int64)
-    return run(S, TrianglesProgram(), max_iter=1, threads=threads).output
+    n = G.num_vertices
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    indptr, nbr, order = _by_degree(G.out_indptr, G.dst, G.in_indptr, G.in_src)
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    D = Graph(indptr, src, nbr, G.ids[order])
+    tri, deg = np.empty(n, np.int64), np.empty(n, np.int64)
+    where = {"procs": procs, "partition": partition} if procs != 1 else {}
+    tri[order] = run(D, TrianglesProgram(), max_iter=1, threads=threads, **where).output
+    deg[order] = np.diff(indptr)
+    return tri, deg
 
 
 def _select(G: Graph, values: np.ndarray, nodes: Any) -> Any:
@@ -81,7 +153,9 @@ def _select(G: Graph, values: np.ndarray, nodes: Any) -> Any:
     return out[0].item() if single else out
 
 
-def triangles(G: Graph, nodes: Any = None, *, threads: int | None = None) -> Any:
+def triangles(
+    G: Graph, nodes: Any = None, *, threads: int | None = None, procs: int = 1, partition: str = "hdrf"
+) -> Any:
     """Triangles through each vertex, as ``networkx.triangles(G.to_undirected())``.
 
     Parameters
@@ -92,6 +166,9 @@ def triangles(G: Graph, nodes: Any = None, *, threads: int | None = None) -> Any
         Only these vertices (one id: an int back).
     threads : int, optional
         Numba threads.
+    procs, partition : int, str
+        As :func:`gas.run`'s: ``procs > 1`` runs on local processes, each holding the whole
+        neighbour lists of its vertices (same answer).
 
     Returns
     -------
@@ -103,20 +180,29 @@ def triangles(G: Graph, nodes: Any = None, *, threads: int | None = None) -> Any
     >>> triangles(gas.Graph.from_edges([0, 0, 1, 1], [1, 2, 2, 3]), nodes=1)
     1
     """
-    return _select(G, _count(_simple(G), threads), nodes)
+    return _select(G, _count(G, threads, procs, partition)[0], nodes)
 
 
-def _clustering_of(S: Graph, tri: np.ndarray) -> np.ndarray:
-    d = S.out_degree.astype(np.float64)
+def _clustering_of(tri: np.ndarray, deg: np.ndarray) -> np.ndarray:
+    d = deg.astype(np.float64)
     pairs = d * (d - 1.0)
-    out = np.zeros(S.num_vertices, np.float64)
+    out = np.zeros(tri.shape[0], np.float64)
     np.divide(2.0 * tri, pairs, out=out, where=pairs > 0)
     return out
 
 
-def clustering(G: Graph, nodes: Any = None, weight: str | None = None, *, threads: int | None = None) -> Any:
+def clustering(
+    G: Graph,
+    nodes: Any = None,
+    weight: str | None = None,
+    *,
+    threads: int | None = None,
+    procs: int = 1,
+    partition: str = "hdrf",
+) -> Any:
     """Local clustering coefficient ``2 T(v) / (d(v) (d(v) - 1))`` on the undirected simple view
-    (networkx's ``clustering(G.to_undirected())``; 0 below degree 2).
+    (networkx's ``clustering(G.to_undirected())``; 0 below degree 2); ``procs``, ``partition``
+    as :func:`triangles`'s.
 
     Examples
     --------
@@ -126,8 +212,7 @@ def clustering(G: Graph, nodes: Any = None, weight: str | None = None, *, thread
     """
     if weight is not None:
         raise GasError("weighted clustering is not supported yet (weight=None); hint: networkx.clustering")
-    S = _simple(G)
-    return _select(G, _clustering_of(S, _count(S, threads)), nodes)
+    return _select(G, _clustering_of(*_count(G, threads, procs, partition)), nodes)
 
 
 def average_clustering(
@@ -137,9 +222,12 @@ def average_clustering(
     count_zeros: bool = True,
     *,
     threads: int | None = None,
+    procs: int = 1,
+    partition: str = "hdrf",
 ) -> float:
     """The mean local clustering coefficient (``count_zeros=False``: over the vertices whose
-    coefficient is not 0), as networkx's ``average_clustering`` on ``G.to_undirected()``.
+    coefficient is not 0), as networkx's ``average_clustering`` on ``G.to_undirected()``;
+    ``procs``, ``partition`` as :func:`triangles`'s.
 
     Examples
     --------
@@ -147,7 +235,8 @@ def average_clustering(
     >>> round(average_clustering(gas.Graph.from_edges([0, 0, 1, 1], [1, 2, 2, 3])), 4)
     0.5833
     """
-    c = np.atleast_1d(np.asarray(clustering(G, nodes, weight, threads=threads), np.float64))
+    coef = clustering(G, nodes, weight, threads=threads, procs=procs, partition=partition)
+    c = np.atleast_1d(np.asarray(coef, np.float64))
     if not count_zeros:
         c = c[c > 0]
     if c.size == 0:
@@ -155,9 +244,10 @@ def average_clustering(
     return float(c.mean())
 
 
-def transitivity(G: Graph, *, threads: int | None = None) -> float:
+def transitivity(G: Graph, *, threads: int | None = None, procs: int = 1, partition: str = "hdrf") -> float:
     """``3 * triangles / connected triples`` of the undirected simple view, as
-    ``networkx.transitivity(G.to_undirected())`` (0 with no triangle).
+    ``networkx.transitivity(G.to_undirected())`` (0 with no triangle); ``procs``, ``partition``
+    as :func:`triangles`'s.
 
     Examples
     --------
@@ -165,9 +255,8 @@ def transitivity(G: Graph, *, threads: int | None = None) -> float:
     >>> round(transitivity(gas.Graph.from_edges([0, 0, 1, 1], [1, 2, 2, 3])), 4)
     0.6
     """
-    S = _simple(G)
-    tri = _count(S, threads)
-    d = S.out_degree.astype(np.float64)
+    tri, deg = _count(G, threads, procs, partition)
+    d = deg.astype(np.float64)
     triples = float((d * (d - 1.0)).sum())
     t = float(tri.sum())  # each triangle at each of its 3 corners
     return 0.0 if t == 0 else 2.0 * t / triples

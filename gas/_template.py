@@ -266,18 +266,45 @@ def _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, que
             _signal(queued, prio, u, _scatter(p, VC, EC, v, in_eid[k], u), shared)
 
 
+@njit(cache=True, inline="always")
+def _gather_apply_slots(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, slots, cx):
+    """A ``Slots`` program's update of ``v`` on the asynchronous engine: its gather values into
+    its own slots (they start at ``in_indptr[v]`` for IN, ``out_indptr[v]`` for OUT, their sum
+    for ALL: the running total of gather degrees), then ``apply`` with them."""
+    lo = 0
+    pos = 0
+    if GATHER_IN:
+        lo += in_indptr[v]
+    if GATHER_OUT:
+        lo += out_indptr[v]
+    pos = lo
+    if GATHER_IN:
+        for k in range(in_indptr[v], in_indptr[v + 1]):
+            slots[pos] = _gather(p, VC, EC, v, in_eid[k], in_src[k])
+            pos += 1
+    if GATHER_OUT:
+        for e in range(out_indptr[v], out_indptr[v + 1]):
+            slots[pos] = _gather(p, VC, EC, v, e, dst[e])
+            pos += 1
+    _apply(p, VC, EC, v, slots[lo:pos], cx)
+
+
 @njit(parallel=True, cache=True)
 def k_async(batch, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, ctx, queued, prio):
     """One asynchronous step over ``batch``: each vertex gathers (reading its neighbours' current
     data), applies and scatters as one update. The caller makes the batch safe for its
-    consistency model (e.g. one colour class); in parallel, ``prange`` runs it in any order."""
+    consistency model (e.g. one colour class); in parallel, ``prange`` runs it in any order.
+    A ``Slots`` program passes its slots as ``acc``."""
     for i in prange(batch.shape[0]):
         p = params[0]
         cx = ctx[0]
         v = batch[i]
-        a = _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, zero[0])
-        acc[v] = a
-        _apply(p, VC, EC, v, a, cx)
+        if GATHER_SLOTS:
+            _gather_apply_slots(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, cx)
+        else:
+            a = _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, zero[0])
+            acc[v] = a
+            _apply(p, VC, EC, v, a, cx)
         _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio)
 
 

@@ -53,7 +53,9 @@ def k_async_pass(
             if go:
                 queued[v] = 0
                 prio[v] = 0.0
-                if GATHER_ARRAY:
+                if GATHER_SLOTS:  # acc: the slots
+                    _gather_apply_slots(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, cx)
+                elif GATHER_ARRAY:
                     arr = acc[v]
                     _gather_vertex_array(
                         p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, arr, zero[0]

@@ -198,13 +198,10 @@ class AsyncEngine(Engine):
         super().__init__(graph, program, threads=threads, debug=debug, checked=checked)
         if isinstance(graph, Partition) and graph.num_parts > 1:
             raise GasError("AsyncEngine runs on one partition; the process runtime runs it across workers")
+        if self.spec.gather_slots:  # an update gathers into its vertex's slots, passed as the totals
+            self.acc = self.slots
 
     def _check_consistency(self) -> None:
-        if self.spec.gather_slots:
-            raise ProgramError(
-                f"{self.spec.name} keeps its gather values in slots (gas.Slots), which the "
-                "asynchronous engine does not provide yet: run it with engine='sync'"
-            )
         need = self.spec.consistency_needed
         self.consistency = self._asked or need
         if STRENGTH[self.consistency] < STRENGTH[need]:

@@ -201,11 +201,13 @@ class Engine:
         g, spec = self.graph, self.spec
         n = g.num_vertices
         cols: dict[str, np.ndarray] = {}
+        adj = self.partition.adjacency  # a part's whole neighbour lists (v.nbrs), if it has them
         for name, dt in spec.vertex_columns:
             if name == "out_degree":
                 cols[name] = g.out_degree.astype(np.int64)
             elif name == NBR_START:
-                cols[name] = np.ascontiguousarray(g.out_indptr[:-1], dtype=np.int64)
+                start = g.out_indptr[:-1] if adj is None else adj[0]
+                cols[name] = np.ascontiguousarray(start, dtype=np.int64)
             elif name == "in_degree":
                 cols[name] = g.in_degree.astype(np.int64)
             else:
@@ -215,7 +217,7 @@ class Engine:
             if name in spec.graph_edge_fields:
                 ecols[name] = np.ascontiguousarray(g.edata[name], dtype=dt)
             elif name == NBR_DST:
-                ecols[name] = np.ascontiguousarray(g.dst, dtype=np.int64)
+                ecols[name] = np.ascontiguousarray(g.dst if adj is None else adj[1], dtype=np.int64)
             else:
                 ecols[name] = np.zeros(g.num_edges, dt)
         self.columns = cols

@@ -44,6 +44,10 @@ class Partition:
         True where this partition holds the master copy (it applies; mirrors only gather/scatter).
     part_id, num_parts : int
     num_global_vertices, num_global_edges : int
+    adjacency : (ndarray, ndarray) or None
+        Whole out-neighbour lists of the local vertices for ``v.nbrs`` (``start`` by local id and
+        the global neighbour ids; :func:`gas.runtime.gather_local.replicate_adjacency`), when a
+        part holds only some of their edges; None: the local graph's own lists.
     """
 
     graph: Graph
@@ -53,6 +57,7 @@ class Partition:
     num_parts: int = 1
     num_global_vertices: int = 0
     num_global_edges: int = 0
+    adjacency: tuple[np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def whole(cls, graph: Graph) -> Partition:

@@ -13,18 +13,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["count_common"]
+__all__ = ["count_common", "is_undirected_simple"]
 
-# from this ratio of lengths on, each element of the shorter list is found by a binary search in
-# the longer one (O(short * log long)) instead of a merge of both (O(short + long))
-_GALLOP = 16
+# from this ratio of lengths on, each element of the shorter list is found by a galloping
+# (exponential, then binary) search in the longer one, from where the previous one stopped
+# (O(short * log(long / short))), instead of a merge of both (O(short + long))
+_GALLOP = 4
 
 
 @njit(cache=True)
 def count_common(a: np.ndarray, b: np.ndarray) -> int:
-    """How many values two sorted arrays without repeats share (a merge, or a binary search per
-    element of the shorter one when the other is more than 16 times longer: a triangle count
-    then costs ``O(min(d_u, d_v) log max(d_u, d_v))`` per edge, not ``O(d_u + d_v)``)."""
+    """How many values two sorted arrays without repeats share (a branch-free merge, or a
+    galloping search per element of the shorter one when the other is more than 4 times longer:
+    a triangle count then costs ``O(min(d_u, d_v) log max(d_u, d_v))`` per edge, not
+    ``O(d_u + d_v)``)."""
     if a.shape[0] > b.shape[0]:
         a, b = b, a
     na, nb = a.shape[0], b.shape[0]
@@ -35,21 +37,61 @@ def count_common(a: np.ndarray, b: np.ndarray) -> int:
         lo = 0
         for i in range(na):
             x = a[i]
-            lo = np.searchsorted(b[lo:], x) + lo
+            hi, step = lo, 1
+            while hi < nb and b[hi] < x:  # gallop: b[lo - 1] < x, b[hi] >= x or hi = nb
+                lo = hi + 1
+                hi += step
+                step <<= 1
+            hi = min(hi, nb)
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if b[mid] < x:
+                    lo = mid + 1
+                else:
+                    hi = mid
             if lo >= nb:
                 break
             if b[lo] == x:
                 count += 1
+                lo += 1
         return count
     i = j = 0
     while i < na and j < nb:
         x, y = a[i], b[j]
-        if x == y:
-            count += 1
-            i += 1
-            j += 1
-        elif x < y:
-            i += 1
-        else:
-            j += 1
+        count += x == y
+        i += x <= y
+        j += y <= x
     return count
+
+
+@njit(cache=True)
+def is_undirected_simple(
+    out_indptr: np.ndarray, dst: np.ndarray, in_indptr: np.ndarray, in_src: np.ndarray
+) -> bool:
+    """Whether a graph's CSR (``out_indptr``, ``dst``) and CSC (``in_indptr``, ``in_src``) already
+    are an undirected simple view: every edge in both directions, no repeats, no self-loops (one
+    pass; the algorithms then use the graph as it is instead of building
+    :meth:`gas.Graph.simple_undirected`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.array([0, 1, 2])
+    >>> is_undirected_simple(p, np.array([1, 0]), p, np.array([1, 0]))
+    True
+    """
+    n = out_indptr.shape[0] - 1
+    if dst.shape[0] != in_src.shape[0]:
+        return False
+    for v in range(n + 1):
+        if out_indptr[v] != in_indptr[v]:
+            return False
+    for v in range(n):
+        prev = -1
+        for k in range(out_indptr[v], out_indptr[v + 1]):
+            x = dst[k]
+            # in-lists are sorted too (sources in CSR order): equal lists mean symmetric
+            if x != in_src[k] or x <= prev or x == v:
+                return False
+            prev = x
+    return True

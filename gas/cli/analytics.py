@@ -31,7 +31,7 @@ from gas.cli.distributed import (
     maybe_distributed_file,
 )
 from gas.cuda_device import device_engine
-from gas.errors import GasError
+from gas.errors import GasError, GraphError, InputError
 
 __all__ = ["register"]
 
@@ -51,20 +51,155 @@ def _resolve_device(args: argparse.Namespace, g: Any) -> None:
     args.device = "cuda" if engine == "cuda" else "cpu"
 
 
+#: ``gas pagerank``'s per-vertex input files: option -> pagerank()'s argument
+PERSONAL_FLAGS = {"--personalization": "personalization", "--nstart": "nstart", "--dangling": "dangling"}
+
+
+def read_vertex_weights(path: str, g: Any, flag: str = "--personalization") -> np.ndarray:
+    """A file of ``id<TAB>weight`` lines (``#`` comments, blank lines) as weights by internal id.
+
+    Vertices not listed weigh 0. Each line is checked (two fields, an id of the graph, a finite
+    weight >= 0, no id twice), and the file must give some vertex a positive weight.
+
+    Raises
+    ------
+    gas.InputError
+        Naming the file, the line and the value, with a hint.
+
+    Examples
+    --------
+    >>> import os, tempfile, gas
+    >>> path = os.path.join(tempfile.mkdtemp(), "p.tsv")
+    >>> _ = open(path, "w").write("# id\\tweight\\n30\\t2\\n10\\t1.5\\n")
+    >>> read_vertex_weights(path, gas.Graph.from_edges([10, 20], [20, 30])).tolist()
+    [1.5, 0.0, 2.0]
+    """
+    hint = f"{flag} takes lines 'id<TAB>weight': an original vertex id and a number >= 0"
+    keys: list[Any] = []
+    weights: list[float] = []
+    lines: list[int] = []
+    seen: dict[Any, int] = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for no, raw in enumerate(f, 1):
+                line = raw.strip()
+                if not line or line.startswith("#"):
+                    continue
+                key, w = _weight_line(line, g, path, no, hint)
+                if key in seen:
+                    raise InputError(
+                        f"vertex {key!r} is listed twice (first on line {seen[key]})",
+                        path=path,
+                        line=no,
+                        hint=hint,
+                    )
+                seen[key] = no
+                keys.append(key)
+                weights.append(w)
+                lines.append(no)
+    except UnicodeDecodeError:
+        raise InputError(
+            "expected a text file of 'id<TAB>weight' lines (not UTF-8)", path=path, hint=hint
+        ) from None
+    out = np.zeros(g.num_vertices)
+    out[_vertex_lines(g, keys, lines, path, hint)] = weights
+    if not out.sum() > 0.0:
+        raise InputError(
+            "expected some vertex with a weight > 0 (every weight is 0, or none is listed)",
+            path=path,
+            hint=hint,
+        )
+    return out
+
+
+def _weight_line(line: str, g: Any, path: str, no: int, hint: str) -> tuple[Any, float]:
+    """``(original id, weight)`` of one data line of :func:`read_vertex_weights`."""
+    parts = line.split()
+    if len(parts) != 2:
+        raise InputError(
+            f"expected 2 fields, id and weight, found {len(parts)}", path=path, line=no, text=line, hint=hint
+        )
+    key: Any = parts[0]
+    if g.ids.dtype != object:
+        try:
+            key = int(key)
+        except ValueError:
+            raise InputError(
+                f"expected an integer vertex id, found {key!r}", path=path, line=no, text=line, hint=hint
+            ) from None
+    try:
+        w = float(parts[1])
+    except ValueError:
+        raise InputError(
+            f"expected a number as the weight, found {parts[1]!r}", path=path, line=no, text=line, hint=hint
+        ) from None
+    if not (np.isfinite(w) and w >= 0.0):
+        raise InputError(
+            f"expected a finite weight >= 0, found {parts[1]!r}", path=path, line=no, text=line, hint=hint
+        )
+    return key, w
+
+
+def _vertex_lines(g: Any, keys: list[Any], lines: list[int], path: str, hint: str) -> np.ndarray:
+    """Internal ids of ``keys``; an id not in the graph is named with its line."""
+    if not keys:
+        return np.zeros(0, np.int64)
+    try:
+        q = np.array(keys, dtype=object if g.ids.dtype == object else g.ids.dtype)
+        return np.atleast_1d(g.index_of(q))
+    except (GraphError, OverflowError):
+        known = set(g.ids.tolist())
+        for key, no in zip(keys, lines):
+            if key not in known:
+                raise InputError(
+                    f"vertex {key!r} is not in the graph", path=path, line=no, hint=hint
+                ) from None
+        raise
+
+
+def _personal_inputs(args: argparse.Namespace) -> dict[str, str]:
+    """The per-vertex input files given (``{pagerank argument: path}``), refused where the
+    runs that take them cannot go (they run through :func:`gas.algorithms.pagerank`)."""
+    given = {arg: getattr(args, arg) for arg in PERSONAL_FLAGS.values() if getattr(args, arg, None)}
+    if not given:
+        return given
+    from gas.runtime.launch import detect_world
+
+    flags = "/".join(f for f, a in PERSONAL_FLAGS.items() if a in given)
+    if args.engine == "async" and "dangling" in given:
+        raise GasError(
+            "--engine async runs with the dangling rank following --personalization: drop --dangling"
+        )
+    if args.checkpoint_dir or args.staleness is not None or args.straggler or detect_world()[1] > 1:
+        raise GasError(
+            f"{flags} runs on one process or --procs N local processes: drop --checkpoint-dir, "
+            "--staleness, --straggler or the launcher"
+        )
+    if args.extrapolate_every and args.procs > 1:
+        raise GasError("--extrapolate-every runs in one process only: drop it, or --procs")
+    return given
+
+
 def _cmd_pagerank(args: argparse.Namespace) -> int:
     from gas.algorithms import pagerank
+    from gas.options import RunOptions
 
     every = args.extrapolate_every
     if every is not None and (every < 0 or 0 < every < 3):
         raise GasError(f"Expected --extrapolate-every 0 (none) or at least 3 (got {every})")
     if every and args.engine == "async":
         raise GasError("--extrapolate-every is for the synchronous engine; drop it or --engine async")
-    if (status := _whole_file_job(args, "pagerank")) is not None:
+    files = _personal_inputs(args)
+    if not files and (status := _whole_file_job(args, "pagerank")) is not None:
         return status
     g = load_graph(args, check_weights="finite-nonnegative" if args.weighted else None)
     _resolve_device(args, g)
-    if (status := maybe_distributed(args, g, "pagerank")) is not None:
+    if not files and (status := maybe_distributed(args, g, "pagerank")) is not None:
         return status
+    flag = {a: f for f, a in PERSONAL_FLAGS.items()}
+    vectors = {a: read_vertex_weights(path, g, flag[a]) for a, path in files.items()}
+    if files and args.procs > 1:  # the rest (seed) of a local-process run, as maybe_distributed's
+        vectors.update(procs=args.procs, partition=args.partition, options=RunOptions(seed=args.seed))
     with warnings.catch_warnings(record=True) as caught, unconverged_output(args, g, "%.17g"):
         warnings.simplefilter("always")
         ranks, res = pagerank(
@@ -82,6 +217,7 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
             device=args.device,
             # pagerank()'s own default unless the flag was given
             **({} if every is None else {"extrapolate_every": every}),
+            **vectors,
         )
     for w in caught:
         print(f"gas: warning: {w.message}", file=sys.stderr)
@@ -209,6 +345,18 @@ def _add_pagerank(sub: Any) -> None:
     add_device_option(p)
     p.add_argument("--top", type=nonneg_int, default=10, help="print the top K vertices (0: none)")
     p.add_argument("--weighted", action="store_true", help="use the third column as edge weights")
+    g = p.add_argument_group("personalized PageRank (files of 'id<TAB>weight' lines, '#' comments)")
+    g.add_argument(
+        "--personalization",
+        metavar="FILE",
+        help="teleport to these vertices in proportion to their weights (others: 0)",
+    )
+    g.add_argument("--nstart", metavar="FILE", help="start the iteration from these weights")
+    g.add_argument(
+        "--dangling",
+        metavar="FILE",
+        help="send the rank of vertices without out-edges here; none: as --personalization",
+    )
     add_runtime_options(p)
     p.set_defaults(func=_cmd_pagerank)
 

@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from gas.cli import analytics, coloring, lda, mf, partition, resume, toolkits
+from gas.cli import analytics, centrality, coloring, diameter, lda, mf, partition, resume, toolkits
 from gas.cli.common import HelpFormatter
 from gas.errors import ConvergenceError, GasError
 from gas.io.atomic import check_output_path
@@ -19,7 +19,7 @@ from gas.io.atomic import check_output_path
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 # modules that add their own subcommands with register(subparsers), in --help order
-SUBCOMMANDS = (analytics, toolkits, partition, coloring, mf, lda, resume)
+SUBCOMMANDS = (analytics, toolkits, centrality, diameter, partition, coloring, mf, lda, resume)
 
 # options naming a path the run writes: checked before any work (folders for the last three)
 _OUTPUTS = ("output", "output_topics", "save_model", "checkpoint_dir", "dir")

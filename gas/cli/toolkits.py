@@ -3,8 +3,9 @@ undirected simple view of an edge list (directions, repeated edges and self-loop
 networkx's ``triangles``/``clustering`` on ``G.to_undirected()``); ``gas scc``: strongly
 connected components (each labelled by its smallest original id).
 
-Each prints a summary on stdout and writes ``id<TAB>value`` per vertex with ``--output`` (one
-process: these programs read whole neighbour lists).
+Each prints a summary on stdout and writes ``id<TAB>value`` per vertex with ``--output``;
+``--procs N`` runs the vertex programs on N local processes (same answer), and
+``gas label-propagation --engine async`` runs the asynchronous variant.
 """
 
 from __future__ import annotations
@@ -12,18 +13,27 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gas.cli.common import HelpFormatter, add_common_options, load_graph, write_output
+from gas.cli.args import procs
+from gas.cli.common import HelpFormatter, add_async_options, add_common_options, load_graph, write_output
+from gas.errors import GasError
 
 __all__ = ["register"]
+
+
+def _where(args: argparse.Namespace) -> dict[str, Any]:
+    """The library keywords of ``--procs``/``--partition`` (none on one process)."""
+    if getattr(args, "procs", 1) <= 1:
+        return {}
+    return {"procs": args.procs, "partition": args.partition}
 
 
 def _cmd_triangles(args: argparse.Namespace) -> int:
     from gas.algorithms import transitivity, triangles
 
     g = load_graph(args)
-    tri = triangles(g, threads=args.threads)
+    tri = triangles(g, threads=args.threads, **_where(args))
     print(f"triangles\t{int(tri.sum()) // 3}")
-    print(f"transitivity\t{transitivity(g, threads=args.threads):.6f}")
+    print(f"transitivity\t{transitivity(g, threads=args.threads, **_where(args)):.6f}")
     write_output(args, g, tri, "%d")
     return 0
 
@@ -32,7 +42,7 @@ def _cmd_clustering(args: argparse.Namespace) -> int:
     from gas.algorithms import clustering
 
     g = load_graph(args)
-    coef = clustering(g, threads=args.threads)
+    coef = clustering(g, threads=args.threads, **_where(args))
     print(f"average_clustering\t{float(coef.mean()) if coef.size else 0.0:.6f}")
     write_output(args, g, coef, "%.17g")
     return 0
@@ -44,7 +54,7 @@ def _cmd_scc(args: argparse.Namespace) -> int:
     from gas.algorithms import strongly_connected_components
 
     g = load_graph(args)
-    comp = strongly_connected_components(g, threads=args.threads)
+    comp = strongly_connected_components(g, threads=args.threads, **_where(args))
     labels, sizes = np.unique(comp, return_counts=True)
     print(f"components\t{labels.size}")
     if sizes.size:
@@ -57,7 +67,7 @@ def _cmd_kcore(args: argparse.Namespace) -> int:
     from gas.algorithms import core_number
 
     g = load_graph(args)
-    core = core_number(g, threads=args.threads)
+    core = core_number(g, threads=args.threads, **_where(args))
     print(f"max_core\t{int(core.max()) if core.size else 0}")
     write_output(args, g, core, "%d")
     return 0
@@ -69,7 +79,16 @@ def _cmd_label_propagation(args: argparse.Namespace) -> int:
     from gas.algorithms import label_propagation_communities
 
     g = load_graph(args)
-    label = label_propagation_communities(g, threads=args.threads)
+    if args.engine == "async":
+        if args.procs > 1:
+            raise GasError("--engine async label propagation runs on one process: drop --procs")
+        from gas.algorithms.label_propagation_variants import label_propagation_async
+
+        label = label_propagation_async(
+            g, threads=args.threads, scheduler=args.scheduler, consistency=args.consistency or "edge"
+        )
+    else:
+        label = label_propagation_communities(g, threads=args.threads, **_where(args))
     print(f"communities\t{np.unique(label).size}")
     write_output(args, g, label, "%s")
     return 0
@@ -124,4 +143,23 @@ def register(sub: Any) -> None:
             + f"; --output writes {fmt}.",
         )
         add_common_options(p)
+        if name != "degree":
+            _add_procs_options(p)
+        if name == "label-propagation":
+            add_async_options(p)
         p.set_defaults(func=func)
+
+
+def _add_procs_options(p: argparse.ArgumentParser) -> None:
+    """``--procs`` and ``--partition`` (the toolkits take no snapshots or staleness)."""
+    from gas.partition import available_methods
+
+    g = p.add_argument_group("process runtime")
+    g.add_argument("--procs", type=procs, default=1, help="run on N local processes (same answer)")
+    g.add_argument(
+        "--partition",
+        default="hdrf",
+        choices=list(available_methods()),
+        metavar="METHOD",
+        help="partitioner for --procs: " + ", ".join(available_methods()),
+    )

@@ -110,6 +110,11 @@ def check_async(program: VertexProgram, graph: Graph, scheduler: str, consistenc
         )
     if consistency is not None and consistency not in CONSISTENCY:
         raise GasError(f"Unknown consistency model {consistency!r}; known: {', '.join(CONSISTENCY)}")
+    if ProgramSpec.of(program).gather_slots:
+        raise GasError(
+            f"{type(program).__name__} keeps its gather values in slots (gas.Slots), which the "
+            "asynchronous engine runs on one process only: use procs=1, or engine='sync' across processes"
+        )
     need = ProgramSpec.of(program).consistency_needed  # the analysis alone: the engine validates
     model = consistency or need
     if STRENGTH[model] < STRENGTH[need]:

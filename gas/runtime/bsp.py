@@ -37,7 +37,7 @@ import numpy as np
 
 from gas.engine_base import Hook
 from gas.engine_result import RunResult
-from gas.program import VertexProgram
+from gas.program import NBR_DST, VertexProgram
 from gas.runtime.comm import Comm
 from gas.runtime.dist_engine import DistEngine, local_active, part_engine
 from gas.runtime.network_exchange import NetworkExchange
@@ -166,7 +166,7 @@ def restore_into(eng: DistEngine, restore: dict[str, Any], gids: np.ndarray, eid
 
 def collect_edges(res: RunResult, eng: DistEngine, eid: np.ndarray, comm: Comm, num_edges: int) -> None:
     """Gather the program's edge fields on rank 0 into ``res.edge_data`` (by global edge id)."""
-    names_e = sorted(k for k in eng.edge_columns if k not in eng.spec.graph_edge_fields)
+    names_e = sorted(k for k in eng.edge_columns if k not in eng.spec.graph_edge_fields and k != NBR_DST)
     got_e = comm.gather([eid, *[eng.edge_columns[k] for k in names_e]])
     if got_e is not None:
         for j, k in enumerate(names_e):
@@ -208,7 +208,7 @@ def snapshot(
     eng.sync_host()
     vcols = {k: eng.columns[k][ids] for k, _ in spec.vertex_columns if k not in spec.builtin_columns}
     vcols.update({k: v[ids] for k, v in (extra or {}).items()})
-    ecols = {k: v for k, v in eng.edge_columns.items() if k not in spec.graph_edge_fields}
+    ecols = {k: v for k, v in eng.edge_columns.items() if k not in spec.graph_edge_fields and k != NBR_DST}
     ck.save_rank(cfg["dir"], step, comm.rank, ex.master_gids, vcols, nxt, eid, ecols)
     conv = getattr(prog, "converged", None)
     done = bool(conv(eng.ctx.view(np.recarray)[0])) if conv is not None else False

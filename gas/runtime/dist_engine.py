@@ -28,8 +28,10 @@ from gas.engine import SyncEngine
 from gas.engine_base import Engine
 from gas.engine_ranges import active_mask
 from gas.local_part import Partition
-from gas.program import VertexProgram
+from gas.program import NBRS, VertexProgram
+from gas.program_spec import ProgramSpec
 from gas.runtime.comm import Comm
+from gas.runtime.gather_local import replicate_adjacency, route_gather_edges
 from gas.runtime.part_exchange import attach_exchange
 from gas.runtime.program_analysis import layout_for
 from gas.runtime.worker_graph import WorkerPart, build_partition
@@ -93,9 +95,14 @@ def part_engine(
     """The engine of this rank's part (numbered by :func:`layout_for`) and the global edge id of
     each local edge: what every runner of a part starts from. ``device="cuda"``: a
     :class:`gas.runtime.dist_cuda.DistCudaEngine` on this rank's GPU."""
+    spec = ProgramSpec.of(program)
+    if spec.gather_slots:  # apply reads every gather value: the master holds all its gather edges
+        part = route_gather_edges(part, comm, program.gather_edges)
     partition, outd, ind, eid = build_partition(
         part, comm, layout=layout_for(program), gather_edges=program.gather_edges
     )
+    if NBRS in spec.names_in():  # v.nbrs: every local vertex's whole out-neighbour list
+        partition.adjacency = replicate_adjacency(part, partition, comm)
     if device == "cuda":
         from gas.runtime.dist_cuda import DistCudaEngine
 

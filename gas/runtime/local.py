@@ -330,16 +330,6 @@ def _check_job(graph: Graph, program: VertexProgram, engine: str, opts: RunOptio
         model = check_async(program, graph, opts.scheduler, opts.consistency)
     elif engine != "sync":
         raise GasError(f"Unknown engine {engine!r}; known: sync, async")
-    if isinstance(program, VertexProgram) and ProgramSpec.of(program).gather_slots:
-        raise GasError(
-            f"{type(program).__name__} keeps its gather values in slots (gas.Slots), which a "
-            "vertex's replicas cannot combine: run it on one process (procs=1)"
-        )
-    if isinstance(program, VertexProgram) and "nbrs" in ProgramSpec.of(program).names_in():
-        raise GasError(
-            f"{type(program).__name__} reads neighbour lists (v.nbrs), which a part of the graph "
-            "does not hold whole on one process: run it on one process (procs=1)"
-        )
     if isinstance(program, VertexProgram) and ProgramSpec.of(program).has_priority:
         raise GasError(
             f"{type(program).__name__} schedules vertices through priority(v), which the process "
