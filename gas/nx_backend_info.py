@@ -25,12 +25,37 @@ FUNCTIONS: dict[str, str] = {
     "single_source_shortest_path_length": "Synchronous Bellman-Ford hop counts on gaslab's engine.",
     "single_source_dijkstra_path_length": "A callable weight is not supported (networkx runs such a call).",
     "greedy_color": 'Only strategy="largest_first" without interchange, on undirected graphs.',
+    "triangles": "One sorted-list intersection per edge on gaslab's engine.",
+    "clustering": "Unweighted, undirected graphs (networkx runs weighted or directed clustering).",
+    "average_clustering": "Unweighted, undirected graphs (networkx runs weighted or directed clustering).",
+    "transitivity": "Undirected graphs (networkx runs a directed graph's transitivity).",
+    "core_number": "h-index iteration on gaslab's engine; directed graphs without reciprocal edges.",
+    "strongly_connected_components": "Forward-backward colouring on gaslab's engine; sets by first node.",
+    "number_strongly_connected_components": "Forward-backward colouring on gaslab's engine.",
+    "label_propagation_communities": "networkx's semi-synchronous rule on gaslab's engine, same communities; "
+    "graphs without self-loops or parallel edges.",
+    "hits": "Power iteration on gaslab's engine (networkx's _hits_python rule; networkx calls ARPACK).",
+    "katz_centrality": "networkx's iterates and stopping step over in-edges on gaslab's engine.",
+    "eigenvector_centrality": "networkx's power iteration on A^T + I on gaslab's engine.",
 }
+
+# functions that take ``threads=`` and ``procs=`` of gaslab's keywords (no ``engine=``)
+_NO_ENGINE = {"hits", "katz_centrality", "eigenvector_centrality"}
+
+# functions that take only ``threads=`` of gaslab's keywords
+_THREADS_ONLY = {
+    "triangles", "clustering", "average_clustering", "transitivity", "core_number",
+    "strongly_connected_components", "number_strongly_connected_components", "label_propagation_communities",
+}  # fmt: skip
 
 
 def _parameters(name: str) -> dict[str, str]:
     if name == "greedy_color":
         return {}
+    if name in _THREADS_ONLY:
+        return {k: v for k, v in _KWARGS.items() if k.startswith("threads")}
+    if name in _NO_ENGINE:
+        return {k: v for k, v in _KWARGS.items() if not k.startswith("engine")}
     out = dict(_KWARGS)
     if name == "pagerank":
         out["extrapolate_every : int, default 0"] = (

@@ -4,7 +4,9 @@ networkx finds :class:`BackendInterface` through the ``networkx.backends`` entry
 it on the first dispatched call (the light ``networkx.backend_info`` entry point is the separate
 module ``gas.nx_backend_info``). The interface is what networkx's dispatcher asks of a backend:
 
-- the functions (:mod:`gas.nx_backend.functions`), called with the converted graph;
+- the functions (:mod:`gas.nx_backend.functions`: PageRank, components, paths, colouring;
+  :mod:`gas.nx_backend.toolkit_functions`: triangles and clustering, cores, SCC, label
+  propagation, HITS, Katz and eigenvector centrality), called with the converted graph;
 - :meth:`~BackendInterface.convert_from_nx` / :meth:`~BackendInterface.convert_to_nx`
   (:mod:`gas.nx_backend.graph`; networkx caches the converted graph on ``G.__networkx_cache__``);
 - :meth:`~BackendInterface.can_run`: ``True`` or the reason an argument is not supported
@@ -30,7 +32,7 @@ from typing import Any
 
 import networkx as nx
 
-from gas.nx_backend import functions
+from gas.nx_backend import functions, toolkit_functions
 from gas.nx_backend.graph import NxGraph, from_nx, to_nx
 
 __all__ = ["BackendInterface", "NxGraph", "SHOULD_RUN_MIN_EDGES", "KNOWN_DIFFERENCES"]
@@ -40,24 +42,62 @@ SHOULD_RUN_MIN_EDGES = 1000
 
 # networkx test (node id suffix) -> why gaslab's answer differs on purpose; filled from a run of
 # networkx's suite through the backend (README, "gaslab as a networkx backend").
-KNOWN_DIFFERENCES: dict[str, str] = {}
+KNOWN_DIFFERENCES: dict[str, str] = {
+    "test_strongly_connected.py::TestStronglyConnected::test_condensation_mapping_and_members": (
+        "networkx yields strongly connected components in Tarjan's order, gaslab by their first node "
+        "(neither is documented); nx.condensation numbers the components in the order they come"
+    ),
+}
+
+
+# name -> gaslab's implementation, for every dispatched function
+IMPLEMENTATIONS: dict[str, Any] = {
+    name: getattr(module, name) for module in (functions, toolkit_functions) for name in module.__all__
+}
+
+
+def _networkx_function(name: str) -> Any:
+    return getattr(nx, name, None) or getattr(nx.community, name)
 
 
 def _bind(name: str, args: tuple, kwargs: dict) -> dict[str, Any]:
     """The call's arguments by name, as networkx's signature binds them (defaults applied)."""
-    bound = inspect.signature(getattr(nx, name)).bind(*args, **kwargs)
+    bound = inspect.signature(_networkx_function(name)).bind(*args, **kwargs)
     bound.apply_defaults()
     out = dict(bound.arguments)
     out.update(out.pop("backend_kwargs", {}))
     return out
 
 
+def _pagerank_vector(name: str, given: Any, G: Any) -> str | None:
+    """Why gaslab declines pagerank's ``personalization``/``nstart``/``dangling`` (None: it runs
+    it): networkx normalises any values, gaslab refuses negative or NaN ones, and networkx's
+    all-zero ``nstart``/``dangling`` give NaN ranks (its all-zero personalization raises
+    ZeroDivisionError, which gaslab's wrapper raises too)."""
+    if given is None:
+        return None
+    if not hasattr(given, "get"):
+        return f"{name} must be a dict keyed by node"
+    try:
+        vals = [float(given.get(v, 0)) for v in G]
+    except (TypeError, ValueError):
+        return f"{name} holds a value that is not a number"
+    if any(not (x >= 0) for x in vals):
+        return f"gaslab's pagerank refuses negative or NaN {name} values (networkx normalises them)"
+    if name != "personalization" and not any(vals):
+        return f"an all-zero {name} gives networkx NaN ranks"
+    return None
+
+
 def _cannot_run(name: str, a: dict[str, Any]) -> str | None:
     """Why gaslab declines these arguments (``None``: it runs them)."""
     if name == "pagerank":
-        given = [k for k in ("personalization", "nstart", "dangling") if a[k] is not None]
-        if given:
-            return f"gaslab's pagerank does not support {', '.join(given)} yet"
+        for k in ("personalization", "nstart", "dangling"):
+            reason = _pagerank_vector(k, a[k], a["G"])
+            if reason:
+                return reason
+        if a["dangling"] is not None and a.get("engine") == "async":
+            return "gaslab's asynchronous pagerank takes dangling only when it equals personalization"
         if a["weight"] is not None and not isinstance(a["weight"], str):
             return "weight must be an edge attribute name"
     elif name == "single_source_dijkstra_path_length" and not isinstance(a["weight"], str):
@@ -67,6 +107,13 @@ def _cannot_run(name: str, a: dict[str, Any]) -> str | None:
             return 'only strategy="largest_first" without interchange matches networkx exactly'
         if a["G"].is_directed():
             return "networkx colours a directed graph by successors only; gaslab ignores direction"
+    elif name in ("clustering", "average_clustering"):
+        if a["weight"] is not None:
+            return "gaslab's clustering is unweighted (weight=None)"
+        if a["G"].is_directed() and not a["G"].is_multigraph():
+            return "networkx's directed clustering counts directed triangles; gaslab's is undirected"
+    elif name == "transitivity" and a["G"].is_directed() and not a["G"].is_multigraph():
+        return "networkx's transitivity of a directed graph follows successors only; gaslab's is undirected"
     return None
 
 
@@ -80,6 +127,19 @@ class BackendInterface:
     single_source_shortest_path_length = staticmethod(functions.single_source_shortest_path_length)
     single_source_dijkstra_path_length = staticmethod(functions.single_source_dijkstra_path_length)
     greedy_color = staticmethod(functions.greedy_color)
+    triangles = staticmethod(toolkit_functions.triangles)
+    clustering = staticmethod(toolkit_functions.clustering)
+    average_clustering = staticmethod(toolkit_functions.average_clustering)
+    transitivity = staticmethod(toolkit_functions.transitivity)
+    core_number = staticmethod(toolkit_functions.core_number)
+    strongly_connected_components = staticmethod(toolkit_functions.strongly_connected_components)
+    number_strongly_connected_components = staticmethod(
+        toolkit_functions.number_strongly_connected_components
+    )
+    label_propagation_communities = staticmethod(toolkit_functions.label_propagation_communities)
+    hits = staticmethod(toolkit_functions.hits)
+    katz_centrality = staticmethod(toolkit_functions.katz_centrality)
+    eigenvector_centrality = staticmethod(toolkit_functions.eigenvector_centrality)
 
     @staticmethod
     def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False,
@@ -100,13 +160,13 @@ class BackendInterface:
     @staticmethod
     def can_run(name: str, args: tuple, kwargs: dict) -> bool | str:
         """``True``, or the reason gaslab cannot run ``name`` with these arguments."""
-        if name not in functions.__all__:
+        if name not in IMPLEMENTATIONS:
             return f"gaslab does not implement {name}"
         try:
             a = _bind(name, args, kwargs)
         except TypeError as exc:
             return f"arguments do not match networkx's {name}: {exc}"
-        accepted = inspect.signature(getattr(functions, name)).parameters
+        accepted = inspect.signature(IMPLEMENTATIONS[name]).parameters
         unknown = sorted(k for k in a if k not in accepted and k != "backend")
         if unknown:
             return f"gaslab's {name} takes no argument {', '.join(unknown)}"

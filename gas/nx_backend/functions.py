@@ -43,9 +43,15 @@ def pagerank(G: NxGraph, alpha=0.85, personalization=None, max_iter=100, tol=1.0
     if weight is not None and weight not in G.columns and G.number_of_edges():
         raise NotImplementedError(f"edge attribute {weight!r} is not numeric")
     g = _checked(G.graph_for(weight if G.number_of_edges() else None, "sum"), "pagerank")
+    vectors = {}
+    for name, given in (("personalization", personalization), ("nstart", nstart), ("dangling", dangling)):
+        if given is not None:  # networkx reads each node's value, 0 when missing; other keys are ignored
+            vectors[name] = np.array([given.get(v, 0) for v in G.nodes], np.float64)
+    if "personalization" in vectors and vectors["personalization"].sum() == 0:
+        raise ZeroDivisionError  # as networkx's pagerank
     try:
         ranks = _gas_pagerank(g, alpha, tol, max_iter, "weight", threads=threads, engine=engine,
-                              procs=procs, extrapolate_every=extrapolate_every)  # fmt: skip
+                              procs=procs, extrapolate_every=extrapolate_every, **vectors)  # fmt: skip
     except ConvergenceError as exc:
         raise nx.PowerIterationFailedConvergence(max_iter) from exc
     return dict(zip(G.nodes, ranks.tolist()))
@@ -63,7 +69,8 @@ def _checked(g: Graph, name: str):
 def _component_labels(G: NxGraph, threads, engine, procs) -> np.ndarray:
     if len(G) == 0:
         return np.zeros(0, np.int64)
-    g = G.graph_for(None, "sum")
+    # an undirected graph's simple view is already built (and shared with the toolkit functions)
+    g = G.graph_for(None, "sum") if G.is_directed() else G.simple()
     return np.asarray(_gas_components(g, threads=threads, engine=engine, procs=procs), np.int64)
 
 
@@ -117,17 +124,27 @@ def single_source_shortest_path_length(G: NxGraph, source, cutoff=None, *, threa
 
 def single_source_dijkstra_path_length(G: NxGraph, source, cutoff=None, weight="weight", *, threads=None,
                                        engine="sync", procs=1) -> dict:  # fmt: skip
-    """``networkx.single_source_dijkstra_path_length`` for a weight attribute name (missing: 1)."""
+    """``networkx.single_source_dijkstra_path_length`` for a weight attribute name (missing: 1):
+    distances are ints when every stored weight is an int, floats when every one is a float."""
     if source not in G:
         raise nx.NodeNotFound(f"Node {source} not found in graph")
     if weight not in G.columns and G.number_of_edges():
         raise NotImplementedError(f"edge attribute {weight!r} is not numeric")
     column = weight if G.number_of_edges() else None
+    kind = G.kinds.get(weight, "int") if column is not None else "int"
+    if kind == "mixed":
+        raise NotImplementedError(
+            f"edge attribute {weight!r} mixes ints and floats: networkx's distance types follow each path"
+        )
     dist = _distances(G, source, column, "min", threads, engine, procs)
     limit = np.inf if cutoff is None else cutoff
     keep = np.flatnonzero(np.isfinite(dist) & (dist <= limit))
     keep = keep[np.argsort(dist[keep], kind="stable")]
-    return {G.nodes[i]: float(dist[i]) for i in keep.tolist()}
+    # networkx adds the weights as stored: ints stay ints; the source is always the int 0
+    values = dist[keep].astype(np.int64) if kind == "int" else dist[keep]
+    out = dict(zip([G.nodes[i] for i in keep.tolist()], values.tolist()))
+    out[source] = 0
+    return out
 
 
 def greedy_color(G: NxGraph, strategy="largest_first", interchange=False) -> dict:
