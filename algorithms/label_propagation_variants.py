@@ -28,6 +28,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from gas.algorithms.kcore import simple_view
@@ -37,7 +39,7 @@ from gas.graph import Graph
 from gas.options import RunOptions
 from gas.program import OUT, VertexProgram
 from gas.program_spec import Slots
-from gas.runtime.local import initial_state
+from gas.runtime.local import initial_state, run_distributed
 
 __all__ = [
     "AsyncLabelPropagationProgram",
@@ -213,19 +215,28 @@ def label_propagation_async(
 
 
 def label_propagation_phased(
-    G: Graph, color: np.ndarray, *, procs: int = 2, partition: str = "hdrf", max_sweeps: int = 1000
+    G: Graph,
+    color: np.ndarray,
+    *,
+    procs: int = 2,
+    partition: str = "hdrf",
+    max_sweeps: int = 1000,
+    cluster: Any = None,
 ) -> np.ndarray:
-    """networkx's semi-synchronous label propagation on ``procs`` processes, given the greedy
-    colouring ``color`` of the undirected simple view: the labels one process's sweeps give (by
-    internal id, before :func:`community_labels`)."""
+    """networkx's semi-synchronous label propagation on ``procs`` processes (or the running
+    :class:`gas.runtime.local.LocalCluster` ``cluster``), given the greedy colouring ``color``
+    of the undirected simple view: the labels one process's sweeps give (by internal id, before
+    :func:`community_labels`)."""
     S = _simple(G)
     c = int(color.max()) + 1 if color.size else 1
     prog = PhasedLabelPropagationProgram(c)
     state = initial_state(S, prog, {"vertex": {"color": np.asarray(color, np.int64)}})
-    res = run(
-        S, prog, procs=procs, partition=partition, max_iter=max_sweeps * (c + 1),
-        options=RunOptions(restore=state),
-    )  # fmt: skip
+    opts = RunOptions(restore=state)
+    budget = max_sweeps * (c + 1)
+    if cluster is not None:
+        res = run_distributed(S, prog, cluster=cluster, partition=partition, max_iter=budget, options=opts)
+    else:
+        res = run(S, prog, procs=procs, partition=partition, max_iter=budget, options=opts)
     if not res.converged:
         raise ConvergenceError(f"Label propagation still moving after {max_sweeps} sweeps (raise max_sweeps)")
     return res.vertex_data["label"]

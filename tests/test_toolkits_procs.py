@@ -10,9 +10,14 @@ import pytest
 
 import gas
 from gas.algorithms.kcore import CoreProgram
+from gas.algorithms.label_propagation import label_propagation_communities, largest_first_coloring
 from gas.algorithms.label_propagation_variants import (
+    community_labels,
     label_propagation_async,
+    label_propagation_phased,
 )
+from gas.algorithms.triangles import triangles
+from gas.runtime.local import LocalCluster, run_distributed
 
 
 def _graph(n: int = 120, m: int = 420, seed: int = 5) -> tuple[nx.Graph, gas.Graph]:
@@ -32,28 +37,26 @@ def _is_lpa_fixed_point(G: nx.Graph, label: dict) -> bool:
     return True
 
 
-def test_library_functions_and_commands_on_two_processes(tmp_path):
-    from gas.algorithms import (
-        core_number,
-        label_propagation_communities,
-        strongly_connected_components,
-        triangles,
-    )
-    from gas.cli.app import main
-
+def test_neighbour_lists_and_slots_on_two_processes():
     G, g = _graph(n=60, m=150, seed=11)
-    D = nx.gnm_random_graph(80, 160, seed=2, directed=True)
-    e = np.array(D.edges(), np.int64)
-    d = gas.Graph.from_edges(e[:, 0], e[:, 1], num_vertices=80)
-    # references: networkx (triangles, transitivity, cores, SCC) and one process (label propagation,
-    # itself checked against networkx in test_kcore_lpa.py)
+    # reference: networkx (triangles, cores); the one-process sweeps for label propagation
+    # (themselves checked against networkx in test_kcore_lpa.py)
     want = nx.triangles(G)
     assert triangles(g, procs=2).tolist() == [want[v] for v in range(60)]
+    with LocalCluster(2) as cluster:
+        core = run_distributed(g, CoreProgram(), cluster=cluster, partition="random", max_iter=100)
+        color = largest_first_coloring(g.out_indptr, g.dst)
+        phased = label_propagation_phased(g, color, procs=2, cluster=cluster)
     cores = nx.core_number(G)
-    assert core_number(g, procs=2, partition="random").tolist() == [cores[v] for v in range(60)]
-    assert np.array_equal(label_propagation_communities(g, procs=2), label_propagation_communities(g))
-    smallest = {v: min(c) for c in nx.strongly_connected_components(D) for v in c}
-    assert strongly_connected_components(d, procs=2).tolist() == [smallest[v] for v in range(80)]
+    assert core.converged and core.output.tolist() == [cores[v] for v in range(60)]
+    assert np.array_equal(community_labels(g, phased), label_propagation_communities(g))
+
+
+def test_scc_command_on_two_processes(tmp_path):
+    from gas.cli.app import main
+
+    D = nx.gnm_random_graph(80, 160, seed=2, directed=True)
+    smallest = {v: min(c) for c in nx.strongly_connected_components(D) for v in c}  # reference
     f, out = tmp_path / "g.tsv", tmp_path / "o.tsv"
     f.write_text("".join(f"{u + 100}\t{v + 100}\n" for u, v in D.edges()))
     assert main(["scc", str(f), "-q", "--procs", "2", "-o", str(out)]) == 0
