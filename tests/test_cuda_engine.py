@@ -22,8 +22,8 @@ from gas.errors import ProgramError
 
 pytestmark = pytest.mark.usefixtures("cuda_sim")
 
-# a hub of more than lb_degree in-edges is cut into chunks of 64 edges, a block each
-SMALL = CudaTuning(block_threads=32, block_degree=64, lb_degree=256, lb_chunk=64, max_blocks=2)
+# a hub of more than lb_degree in-edges is cut into chunks of 16 edges, a block each
+SMALL = CudaTuning(block_threads=32, warp_degree=8, block_degree=32, lb_degree=64, lb_chunk=16, max_blocks=2)
 
 
 def _weighted(src, dst, n=None, seed=0):
@@ -32,7 +32,7 @@ def _weighted(src, dst, n=None, seed=0):
 
 
 def _cases():
-    star_in = 300  # more in-edges than one block takes (lb_degree 256): the chunked path
+    star_in = 80  # more in-edges than one block takes (lb_degree 64): the chunked path, 5 chunks
     return {
         "empty": _weighted([], [], n=0),
         "isolated": _weighted([0, 1], [1, 2], n=4),
@@ -139,7 +139,7 @@ def test_between_hook_sees_and_changes_host_columns():
 
     def run(engine_cls, **kw):
         seen.clear()
-        res = engine_cls(g, PageRankProgram(tol=1e-10), **kw).run(200, between=hook)
+        res = engine_cls(g, PageRankProgram(tol=1e-6), **kw).run(200, between=hook)
         return res, list(seen)
 
     cpu, cpu_seen = run(gas.SyncEngine)
