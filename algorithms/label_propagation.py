@@ -34,6 +34,11 @@ import numpy as np
 from numba import njit
 
 from gas.algorithms.kcore import simple_view
+from gas.algorithms.label_propagation_variants import (
+    community_labels,
+    label_propagation_phased,
+    most_frequent,
+)
 from gas.engine_base import engine_for
 from gas.errors import ConvergenceError
 from gas.graph import Graph
@@ -64,28 +69,10 @@ class LabelPropagationProgram(VertexProgram):
         return nbr.label
 
     def apply(self, v, total, ctx):
-        d = total.shape[0]
         v.changed = False
-        if d == 0:
-            v.ok = True
-            return
-        total.sort()
-        best = 0  # the highest frequency, the largest label with it, and the vertex's own count
-        top = total[0]
-        own = 0
-        i = 0
-        while i < d:
-            j = i
-            while j < d and total[j] == total[i]:
-                j += 1
-            if j - i >= best:
-                best = j - i
-                top = total[i]
-            if total[i] == v.label:
-                own = j - i
-            i = j
-        v.ok = own == best
-        if not v.check and not v.ok:
+        top, ok = most_frequent(total, v.label)
+        v.ok = ok
+        if not v.check and not ok:
             v.label = top
             v.changed = True
 
@@ -171,8 +158,6 @@ label_propagation_phased`; ``partition`` as :func:`gas.run`'s), with the same an
         return G.ids.copy()
     color = largest_first_coloring(S.out_indptr, S.dst)
     if procs != 1:
-        from gas.algorithms.label_propagation_variants import community_labels, label_propagation_phased
-
         labels = label_propagation_phased(S, color, procs=procs, partition=partition, max_sweeps=max_sweeps)
         return community_labels(G, labels)
     order = np.argsort(color, kind="stable")

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from gas.algorithms.kcore import simple_view
 from gas.api import run
@@ -47,7 +48,40 @@ __all__ = [
     "label_propagation_async",
     "label_propagation_phased",
     "community_labels",
+    "most_frequent",
 ]
+
+
+@njit(cache=True)
+def most_frequent(labels: np.ndarray, own: int) -> tuple[int, bool]:
+    """The rule's choice among neighbour ``labels`` (sorted in place): the largest of the most
+    frequent labels, and whether ``own`` is among the most frequent (``(own, True)`` for none).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> most_frequent(np.array([5, 3, 5, 3, 1]), 1), most_frequent(np.array([5, 3, 5, 3]), 3)
+    ((5, False), (5, True))
+    """
+    d = labels.shape[0]
+    if d == 0:
+        return own, True
+    labels.sort()
+    best = 0
+    top = labels[0]
+    mine = 0
+    i = 0
+    while i < d:
+        j = i
+        while j < d and labels[j] == labels[i]:
+            j += 1
+        if j - i >= best:
+            best = j - i
+            top = labels[i]
+        if labels[i] == own:
+            mine = j - i
+        i = j
+    return top, mine == best
 
 
 class AsyncLabelPropagationProgram(VertexProgram):
@@ -67,27 +101,9 @@ class AsyncLabelPropagationProgram(VertexProgram):
         return nbr.label
 
     def apply(self, v, total, ctx):
-        d = total.shape[0]
-        v.moved = False
-        if d == 0:
-            return
-        total.sort()
-        best = 0  # the highest frequency, the largest label with it, and the vertex's own count
-        top = total[0]
-        own = 0
-        i = 0
-        while i < d:
-            j = i
-            while j < d and total[j] == total[i]:
-                j += 1
-            if j - i >= best:
-                best = j - i
-                top = total[i]
-            if total[i] == v.label:
-                own = j - i
-            i = j
-        if own < best:
-            v.moved = True
+        top, ok = most_frequent(total, v.label)
+        v.moved = not ok
+        if not ok:
             v.label = top
 
     def scatter(self, v, e, nbr):
@@ -121,27 +137,9 @@ class PhasedLabelPropagationProgram(VertexProgram):
         v.checking = phase == 0
         if not v.checking and v.color != phase - 1:
             return
-        d = total.shape[0]
-        if d == 0:
-            v.ok = True
-            return
-        total.sort()
-        best = 0
-        top = total[0]
-        own = 0
-        i = 0
-        while i < d:
-            j = i
-            while j < d and total[j] == total[i]:
-                j += 1
-            if j - i >= best:
-                best = j - i
-                top = total[i]
-            if total[i] == v.label:
-                own = j - i
-            i = j
-        v.ok = own == best
-        if not v.checking and not v.ok:
+        top, ok = most_frequent(total, v.label)
+        v.ok = ok
+        if not v.checking and not ok:
             v.label = top
 
     def aggregate(self, v):
