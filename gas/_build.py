@@ -173,6 +173,28 @@ def _hash_number(src: np.ndarray, dst: np.ndarray, prov_s: np.ndarray, prov_d: n
 
 
 @njit(parallel=True, cache=True)
+def _bucket_starts(keys: np.ndarray, n: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
+    """The counting pass of a stable counting sort over ``parts`` runs of ``keys`` (``parts``
+    between 1 and the length): ``indptr`` of the ``n`` buckets, and ``start[t, b]``, where run
+    ``t``'s first entry of bucket ``b`` goes (after those of runs ``< t``)."""
+    m = keys.shape[0]
+    start = np.zeros((parts, n), np.int64)
+    for t in prange(parts):
+        for i in range((m * t) // parts, (m * (t + 1)) // parts):
+            start[t, keys[i]] += 1
+    indptr = np.empty(n + 1, np.int64)
+    run = 0
+    for b in range(n):
+        indptr[b] = run
+        for t in range(parts):
+            c = start[t, b]
+            start[t, b] = run
+            run += c
+    indptr[n] = run
+    return indptr, start
+
+
+@njit(parallel=True, cache=True)
 def _counting_order(keys: np.ndarray, n: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
     """Stable counting sort: returns (indptr, order) with keys[order] non-decreasing.
 
@@ -180,19 +202,7 @@ def _counting_order(keys: np.ndarray, n: int, parts: int) -> tuple[np.ndarray, n
     in every bucket after those of parts ``< t``, so the order is the serial one."""
     m = keys.shape[0]
     parts = max(1, min(parts, m))
-    hist = np.zeros((parts, n), np.int64)
-    for t in prange(parts):
-        for i in range((m * t) // parts, (m * (t + 1)) // parts):
-            hist[t, keys[i]] += 1
-    indptr = np.empty(n + 1, np.int64)
-    run = 0
-    for b in range(n):
-        indptr[b] = run
-        for t in range(parts):
-            c = hist[t, b]
-            hist[t, b] = run
-            run += c
-    indptr[n] = run
+    indptr, hist = _bucket_starts(keys, n, parts)
     order = np.empty(m, np.int64)
     for t in prange(parts):
         for i in range((m * t) // parts, (m * (t + 1)) // parts):
@@ -260,19 +270,7 @@ def _scatter_rows(src: np.ndarray, dst: np.ndarray, n: int, parts: int, keys: np
     passes the targets as ``src``)."""
     m = src.shape[0]
     parts = max(1, min(parts, m))
-    hist = np.zeros((parts, n), np.int64)
-    for t in prange(parts):
-        for i in range((m * t) // parts, (m * (t + 1)) // parts):
-            hist[t, src[i]] += 1
-    indptr = np.empty(n + 1, np.int64)
-    run = 0
-    for b in range(n):
-        indptr[b] = run
-        for t in range(parts):
-            c = hist[t, b]
-            hist[t, b] = run
-            run += c
-    indptr[n] = run
+    indptr, hist = _bucket_starts(src, n, parts)
     for t in prange(parts):
         for i in range((m * t) // parts, (m * (t + 1)) // parts):
             r = src[i]
