@@ -1,34 +1,95 @@
 """Bundled algorithms: each a vertex program plus one function returning numpy arrays."""
 
-from gas.algorithms.als import ALSProgram, als
-from gas.algorithms.centrality import EigenvectorProgram, KatzProgram, eigenvector_centrality, katz_centrality
-from gas.algorithms.coloring import ColoringProgram, coloring, count_conflicts
-from gas.algorithms.components import ComponentsProgram, connected_components
-from gas.algorithms.diameter import (
-    DiameterEstimate,
-    HyperANFProgram,
-    approximate_diameter,
-    effective_diameter,
-    neighborhood_function,
-)
-from gas.algorithms.hits import HITSProgram, hits
-from gas.algorithms.kcore import CoreProgram, core_number
-from gas.algorithms.label_propagation import LabelPropagationProgram, label_propagation_communities
-from gas.algorithms.label_propagation_variants import AsyncLabelPropagationProgram, label_propagation_async
-from gas.algorithms.lda import LDAModel, LDAProgram, heldout_perplexity, lda
-from gas.algorithms.mf_model import MFModel
-from gas.algorithms.pagerank import PageRankProgram, WeightedPageRankProgram, pagerank
-from gas.algorithms.pagerank_personal import PersonalPageRankProgram
-from gas.algorithms.scc import strongly_connected_components
-from gas.algorithms.sgd import SGDProgram, sgd
-from gas.algorithms.sssp import HopsProgram, SSSPProgram, sssp
-from gas.algorithms.triangles import (
-    TrianglesProgram,
-    average_clustering,
-    clustering,
-    transitivity,
-    triangles,
-)
+import importlib as _importlib
+import sys as _sys
+import types as _types
+
+# The public names, imported when first used (PEP 562), like ``gas``'s own: the command line
+# imports the registry and one algorithm, not all of them with their Numba kernels (issue 21).
+# name -> submodule that defines it
+_EXPORTS = {
+    "ALSProgram": "als",
+    "als": "als",
+    "EigenvectorProgram": "centrality",
+    "KatzProgram": "centrality",
+    "eigenvector_centrality": "centrality",
+    "katz_centrality": "centrality",
+    "ColoringProgram": "coloring",
+    "coloring": "coloring",
+    "count_conflicts": "coloring",
+    "ComponentsProgram": "components",
+    "connected_components": "components",
+    "DiameterEstimate": "diameter",
+    "HyperANFProgram": "diameter",
+    "approximate_diameter": "diameter",
+    "effective_diameter": "diameter",
+    "neighborhood_function": "diameter",
+    "HITSProgram": "hits",
+    "hits": "hits",
+    "CoreProgram": "kcore",
+    "core_number": "kcore",
+    "LabelPropagationProgram": "label_propagation",
+    "label_propagation_communities": "label_propagation",
+    "AsyncLabelPropagationProgram": "label_propagation_variants",
+    "label_propagation_async": "label_propagation_variants",
+    "LDAModel": "lda",
+    "LDAProgram": "lda",
+    "heldout_perplexity": "lda",
+    "lda": "lda",
+    "MFModel": "mf_model",
+    "PageRankProgram": "pagerank",
+    "WeightedPageRankProgram": "pagerank",
+    "pagerank": "pagerank",
+    "PersonalPageRankProgram": "pagerank_personal",
+    "strongly_connected_components": "scc",
+    "SGDProgram": "sgd",
+    "sgd": "sgd",
+    "HopsProgram": "sssp",
+    "SSSPProgram": "sssp",
+    "sssp": "sssp",
+    "TrianglesProgram": "triangles",
+    "average_clustering": "triangles",
+    "clustering": "triangles",
+    "transitivity": "triangles",
+    "triangles": "triangles",
+}
+
+
+class _Package(_types.ModuleType):
+    """This package's module type: a function named like its submodule (``pagerank``, ``sssp``,
+    ``als``, ...) stays the package's attribute when the submodule is imported, as it did when
+    this file imported everything (the import system binds a submodule to its package)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if (
+            isinstance(value, _types.ModuleType)
+            and _EXPORTS.get(name) == name
+            and value.__name__ == f"{__name__}.{name}"
+        ):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
+    elif not name.startswith("__"):
+        try:  # a submodule reached as an attribute (gas.algorithms.kcore)
+            value = _importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+_sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "pagerank",

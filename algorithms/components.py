@@ -3,7 +3,8 @@
 A vertex's label starts as its internal id; every superstep an active vertex takes the minimum
 over its in- and out-neighbours, and signals neighbours whose label is larger. At the fixed point
 every vertex carries the smallest internal id of its weak component. Internal ids follow the
-order of original ids, so that is also the smallest original id.
+order of original ids, so that vertex is also the one of smallest original id: ``G.ids[labels]``
+labels each component by it.
 """
 
 from __future__ import annotations
@@ -63,10 +64,14 @@ def connected_components(
     options: RunOptions | None = None,
     device: str = "cpu",
 ) -> np.ndarray:
-    """Weakly connected components: for each vertex, the ORIGINAL id of the smallest vertex in it.
+    """Weakly connected components: for each vertex, the internal id of the smallest vertex in
+    its component.
 
-    Returns an array indexed by internal vertex id; compare with
-    ``networkx.weakly_connected_components`` (each set's ``min``). ``engine="async"`` runs the
+    Returns an int64 array indexed by internal vertex id, like every other algorithm; internal
+    ids follow the order of original ids, so ``G.ids[labels]`` labels each vertex by the
+    smallest ORIGINAL id in its component (compare with ``networkx.weakly_connected_components``,
+    each set's ``min``), and ``G.frame(component=labels)`` puts them in a table by original id.
+    ``engine="async"`` runs the
     same program on :class:`gas.AsyncEngine` (``scheduler``, ``consistency`` as there).
     ``max_iter`` (supersteps or rounds) defaults to ``num_vertices + 1``, which always suffices;
     a run that stops at a smaller one, with labels still changing, raises
@@ -84,17 +89,18 @@ def connected_components(
     --------
     >>> import gas
     >>> g = gas.Graph.from_edges([7, 9, 20], [8, 8, 21])
-    >>> gas.algorithms.connected_components(g).tolist()
-    [7, 7, 7, 20, 20]
+    >>> labels = gas.algorithms.connected_components(g)
+    >>> labels.tolist(), g.ids[labels].tolist()
+    ([0, 0, 0, 3, 3], [7, 7, 7, 20, 20])
     """
     engine = device_engine(device, G.num_edges, engine, debug=debug)
     if G.num_vertices == 0:
-        return G.ids.copy()
+        return np.zeros(0, np.int64)
     budget = G.num_vertices + 1 if max_iter is None else max_iter
     res = run(
         G, ComponentsProgram(), engine=engine, procs=procs, partition=partition, max_iter=budget,
         progress=progress, scheduler=scheduler, consistency=consistency, options=options,
         threads=threads, debug=debug or None,
     )  # fmt: skip
-    require_converged(res, "Connected components", G.ids[res.output])
-    return G.ids[res.output]
+    require_converged(res, "Connected components", res.output)
+    return np.asarray(res.output, np.int64)

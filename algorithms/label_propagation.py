@@ -16,7 +16,7 @@ sorts them and counts runs: no per-vertex array sized by the largest degree.
 
 The result equals ``networkx.algorithms.community.label_propagation_communities`` on the
 undirected simple view (deterministic: no seed), returned as each vertex's community label, the
-smallest original id in the community.
+smallest internal id in the community (``G.ids[labels]``: its smallest original id).
 
 Examples
 --------
@@ -140,7 +140,7 @@ def label_propagation_communities(
     procs: int = 1,
     partition: str = "hdrf",
 ) -> np.ndarray:
-    """Each vertex's community (the smallest original id in it), by networkx's semi-synchronous
+    """Each vertex's community (the smallest internal id in it), by networkx's semi-synchronous
     label propagation on the undirected simple view; :class:`gas.ConvergenceError` if the labels
     still move after ``max_sweeps`` sweeps over the colour classes. ``procs > 1`` runs the same
     sweeps on local processes as one run (:func:`gas.algorithms.label_propagation_variants.\
@@ -155,7 +155,7 @@ label_propagation_phased`; ``partition`` as :func:`gas.run`'s), with the same an
     S = simple_view(G)
     n = S.num_vertices
     if n == 0:
-        return G.ids.copy()
+        return np.zeros(0, np.int64)
     color = largest_first_coloring(S.out_indptr, S.dst)
     if procs != 1:
         labels = label_propagation_phased(S, color, procs=procs, partition=partition, max_sweeps=max_sweeps)
@@ -166,7 +166,4 @@ label_propagation_phased`; ``partition`` as :func:`gas.run`'s), with the same an
     eng.init()
     if not _sweeps(eng, order, bounds, max_sweeps):
         raise ConvergenceError(f"Label propagation still moving after {max_sweeps} sweeps (raise max_sweeps)")
-    label = eng.columns["label"]
-    smallest = np.full(n, n, np.int64)
-    np.minimum.at(smallest, label, np.arange(n))
-    return G.ids[smallest[label]]
+    return community_labels(G, eng.columns["label"])

@@ -150,19 +150,20 @@ class PhasedLabelPropagationProgram(VertexProgram):
 
 
 def community_labels(G: Graph, label: np.ndarray) -> np.ndarray:
-    """Each vertex's community named by the smallest ORIGINAL id among the vertices sharing its
-    label (internal ids follow the original ids' order, so the smallest internal id).
+    """Each vertex's community named by the smallest internal id among the vertices sharing its
+    label (internal ids follow the original ids' order: ``G.ids`` of it is the smallest original
+    id, as :func:`gas.algorithms.connected_components` names components).
 
     Examples
     --------
     >>> import numpy as np, gas
     >>> community_labels(gas.Graph.from_edges([5, 7], [6, 8]), np.array([1, 1, 3, 3])).tolist()
-    [5, 5, 7, 7]
+    [0, 0, 2, 2]
     """
     n = label.shape[0]
     smallest = np.full(n, n, np.int64)
     np.minimum.at(smallest, label, np.arange(n))
-    return G.ids[smallest[label]]
+    return smallest[label]
 
 
 def _simple(G: Graph) -> Graph:
@@ -180,7 +181,7 @@ def label_propagation_async(
     max_work: int | None = None,
 ) -> np.ndarray:
     """Asynchronous label propagation on the undirected simple view (see the module docstring):
-    each vertex's community, named by its smallest original id.
+    each vertex's community, named by its smallest internal id (``G.ids[labels]``: original ids).
 
     ``scheduler`` and ``consistency`` are :class:`gas.AsyncEngine`'s (``"vertex"`` consistency
     lets neighbours update at once, which can undo the termination argument: the run then stops
@@ -198,7 +199,7 @@ def label_propagation_async(
     S = _simple(G)
     n = S.num_vertices
     if n == 0:
-        return G.ids.copy()
+        return np.zeros(0, np.int64)
     budget = 100 * (n + S.num_edges) if max_work is None else int(max_work)
     res = run(
         S, AsyncLabelPropagationProgram(), engine="async", threads=threads, scheduler=scheduler,

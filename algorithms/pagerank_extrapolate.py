@@ -10,52 +10,59 @@ cycle, :func:`_anderson_weights` the small solve between them.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
 
 from gas.engine_base import Engine
 
 __all__ = ["_Extrapolation"]  # the between hook gas.algorithms.pagerank.pagerank installs
 
 
-@njit(parallel=True, cache=True)
-def _gram(F: np.ndarray, d: np.ndarray, blocks: int) -> np.ndarray:
-    """``H[i, j] = <f_i, f_j>`` for the rows ``f_0 .. f_{m-1}`` of ``F`` and ``f_m = d``, in one
-    pass over the vertices (``blocks`` partial sums, added at the end)."""
-    m, n = F.shape
-    k = m + 1
-    part = np.zeros((blocks, k, k))
-    for b in prange(blocks):
-        col = np.empty(k)
-        for v in range(b * n // blocks, (b + 1) * n // blocks):
-            for i in range(m):
-                col[i] = F[i, v]
-            col[m] = d[v]
-            for i in range(k):
-                for j in range(i, k):
-                    part[b, i, j] += col[i] * col[j]
-    H = np.zeros((k, k))
-    for b in range(blocks):
-        H += part[b]
-    for i in range(k):
-        for j in range(i):
-            H[i, j] = H[j, i]
+def _gram(F: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """``H[i, j] = <f_i, f_j>`` for the rows ``f_0 .. f_{m-1}`` of ``F`` and ``f_m = d``.
+
+    Matrix products (BLAS) rather than a compiled pass: nothing to compile on a cold start (the
+    compiled pass cost about 4 s the first time, issue 21), and the two reads of ``F`` cost
+    little next to the ``every`` supersteps of a cycle.
+
+    Examples
+    --------
+    >>> F = np.array([[1.0, 2.0], [0.0, 1.0]])
+    >>> _gram(F, np.array([1.0, 1.0])).tolist()
+    [[5.0, 2.0, 3.0], [2.0, 1.0, 1.0], [3.0, 1.0, 2.0]]
+    """
+    m = F.shape[0]
+    H = np.empty((m + 1, m + 1))
+    H[:m, :m] = F @ F.T
+    H[:m, m] = F @ d
+    H[m, :m] = H[:m, m]
+    H[m, m] = d @ d
     return H
 
 
-@njit(parallel=True, cache=True)
-def _anderson_ranks(rank, d, F, c, contrib, degree):
+def _anderson_ranks(
+    rank: np.ndarray, d: np.ndarray, F: np.ndarray, c: np.ndarray, contrib: np.ndarray, degree: np.ndarray
+) -> None:
     """``rank -= s`` with ``s = sum_i c[i - 1] f_i`` over ``f_1 .. f_{m-1}`` (rows of ``F``) and
     ``f_m = d``; ``d -= s`` (the whole step from the iterate before the last superstep) and
-    ``contrib = rank / degree`` as ``apply`` computes it (0 where the degree is 0)."""
+    ``contrib = rank / degree`` as ``apply`` computes it (0 where the degree is 0). numpy
+    passes, like :func:`_gram` (nothing to compile).
+
+    Examples
+    --------
+    >>> rank, d, contrib = np.array([0.5, 0.5]), np.array([0.1, -0.1]), np.zeros(2)
+    >>> F = np.zeros((2, 2))
+    >>> _anderson_ranks(rank, d, F, np.array([1.0, 1.0]), contrib, np.array([2.0, 0.0]))
+    >>> rank.tolist(), d.tolist(), contrib.tolist()
+    ([0.4, 0.6], [0.0, 0.0], [0.2, 0.0])
+    """
     m = F.shape[0]
-    for v in prange(rank.shape[0]):
-        s = c[m - 1] * d[v]
-        for i in range(1, m):
-            s += c[i - 1] * F[i, v]
-        r = rank[v] - s
-        rank[v] = r
-        d[v] -= s
-        contrib[v] = r / degree[v] if degree[v] != 0 else 0.0
+    s = c[m - 1] * d
+    if m > 1:
+        s += c[: m - 1] @ F[1:]
+    rank -= s
+    d -= s
+    has = degree != 0
+    contrib[:] = 0.0
+    np.divide(rank, degree, out=contrib, where=has)
 
 
 def _anderson_weights(H: np.ndarray, ridge: float = 1e-10) -> tuple[np.ndarray, float]:
@@ -117,7 +124,6 @@ class _Extrapolation:
         self.F: np.ndarray | None = None  # the copied steps, one row each
         self.have = 0  # rows copied in this cycle
         self.count = 0  # extrapolations made
-        self.blocks = int(min(64, max(1, degree.shape[0] // 8192)))
 
     #: reads only the columns it asks for, when it needs them (a GPU engine then copies only
     #: ``change`` back on the supersteps that copy a step, and everything on an extrapolation)
@@ -144,7 +150,7 @@ class _Extrapolation:
 
     def _extrapolate(self, eng: Engine, d: np.ndarray) -> bool:
         """The Anderson step, when the combined step is small enough; True if it moved."""
-        H = _gram(self.F, d, self.blocks)
+        H = _gram(self.F, d)
         a, rho = _anderson_weights(H)
         if not (np.all(np.isfinite(a)) and rho <= self.shrink * np.sqrt(H[-1, -1])):
             return False

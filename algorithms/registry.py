@@ -96,7 +96,9 @@ def program_for(
     max_iter : int
         ``num_vertices + 1`` for components and distances (enough for any graph).
     active : numpy.ndarray or None
-        The vertices active first (SSSP: the source), None for all.
+        The vertices active first, as a boolean mask by internal id (SSSP: the source), None
+        for all; a mask means the same to the engines and to :func:`gas.run` (which takes
+        original ids otherwise).
 
     Raises
     ------
@@ -108,7 +110,7 @@ def program_for(
     >>> import gas
     >>> g = gas.Graph.from_edges([0, 1], [1, 2], weights=[1.0, 2.0])
     >>> program, max_iter, active = program_for("sssp", g, source=0)
-    >>> type(program).__name__, max_iter, active.tolist()
+    >>> type(program).__name__, max_iter, np.flatnonzero(active).tolist()
     ('SSSPProgram', 4, [0])
     """
     if command == "pagerank":
@@ -135,10 +137,12 @@ def _sssp(graph: Any, source: Any, hops: bool) -> tuple[Any, int, np.ndarray]:
     if weighted and graph.edata["weight"].size and not graph.edata["weight"].min() >= 0:
         raise GasError(
             "SSSP needs non-negative edge weights (got a negative or NaN weight, the smallest "
-            f"{graph.edata['weight'].min()}); use --hops or fix the input"
+            f"{graph.edata['weight'].min()}); count hops instead (hops=True) or fix the input"
         )
     prog = SSSPProgram(s) if weighted else HopsProgram(s)
-    return prog, graph.num_vertices + 1, np.array([s])
+    first = np.zeros(graph.num_vertices, np.bool_)  # a mask: by internal id for every runner
+    first[s] = True
+    return prog, graph.num_vertices + 1, first
 
 
 def program_for_job(command: str, args: dict[str, Any], view: Any) -> tuple[Any, int, np.ndarray | None]:
@@ -164,7 +168,7 @@ def program_for_job(command: str, args: dict[str, Any], view: Any) -> tuple[Any,
     >>> import gas
     >>> g = gas.Graph.from_edges([5, 6], [6, 7])
     >>> program, max_iter, active = program_for_job("sssp", {"source": "6", "hops": True}, g)
-    >>> type(program).__name__, active.tolist()
+    >>> type(program).__name__, np.flatnonzero(active).tolist()
     ('HopsProgram', [1])
     """
     if command == "pagerank":

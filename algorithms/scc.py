@@ -19,14 +19,15 @@ The components found are removed and the phases repeat until no vertex is alive.
 phase colours only the alive vertex of largest priority (forward-backward from one pivot, as in
 Hong et al., SC 2013): its component, in small-world graphs the giant one, costs only the
 vertices it reaches. Labels are
-each component's smallest original id, as :func:`connected_components`.
+each component's smallest internal id, as :func:`connected_components`'s (``G.ids[labels]``:
+its smallest original id).
 
 Examples
 --------
 >>> import gas
 >>> g = gas.Graph.from_edges([1, 2, 3, 3, 5], [2, 1, 1, 5, 3])  # {1, 2} and {3, 5}
->>> strongly_connected_components(g).tolist()
-[1, 1, 3, 3]
+>>> strongly_connected_components(g).tolist(), g.ids[strongly_connected_components(g)].tolist()
+([0, 0, 2, 2], [1, 1, 3, 3])
 """
 
 from __future__ import annotations
@@ -178,8 +179,9 @@ def _phase(fwd: Any, bwd: Any, prio: np.ndarray, alive: np.ndarray, label: np.nd
 def strongly_connected_components(
     G: Graph, *, threads: int | None = None, procs: int = 1, partition: str = "hdrf"
 ) -> np.ndarray:
-    """Strongly connected components: for each vertex, the smallest ORIGINAL id in its
-    component (compare with ``networkx.strongly_connected_components``, each set's ``min``).
+    """Strongly connected components: for each vertex, the smallest internal id in its component
+    (``G.ids`` of it is the smallest original id: compare with
+    ``networkx.strongly_connected_components``, each set's ``min``).
 
     Returns an array indexed by internal vertex id. ``procs > 1`` runs the colouring phases on
     local processes (``partition`` as :func:`gas.run`'s), with
@@ -213,12 +215,12 @@ def strongly_connected_components(
 
 
 def _smallest_member(G: Graph, label: np.ndarray) -> np.ndarray:
-    """Relabel each component (labelled by its root) by its smallest original id (internal ids
-    follow the order of original ids)."""
+    """Relabel each component (labelled by its root) by its smallest member's internal id (internal
+    ids follow the order of original ids: ``G.ids`` of it is the smallest original id)."""
     n = label.shape[0]
     smallest = np.full(n, n, np.int64)
     np.minimum.at(smallest, label, np.arange(n))
-    return G.ids[smallest[label]]
+    return smallest[label]
 
 
 def _phase_on(G: Graph, cluster: Any, alive: np.ndarray, label: np.ndarray, partition: str) -> None:
@@ -228,7 +230,8 @@ def _phase_on(G: Graph, cluster: Any, alive: np.ndarray, label: np.ndarray, part
     from gas.runtime.local import initial_state, run_distributed
 
     n = alive.shape[0]
-    kw = dict(cluster=cluster, partition=partition, max_iter=n + 1, active=np.flatnonzero(alive))
+    # the alive set as a mask by internal id (run_distributed takes original ids otherwise)
+    kw = dict(cluster=cluster, partition=partition, max_iter=n + 1, active=alive.copy())
     fwd, bwd = ForwardColorProgram(), BackwardReachProgram()
     color = np.where(alive, np.arange(n), -1)
     state = initial_state(G, fwd, {"vertex": {"color": color, "alive": alive}})

@@ -131,9 +131,10 @@ def sssp(
             )
     prog = SSSPProgram(s) if weighted else HopsProgram(s)
     budget = G.num_vertices + 1 if max_iter is None else max_iter
+    first = np.arange(G.num_vertices) == s  # the source, as a mask by internal id
     res = run(
         G, prog, engine=device_engine(device, G.num_edges, engine, debug=debug), procs=procs,
-        partition=partition, max_iter=budget, active=[s], progress=progress, scheduler=scheduler,
+        partition=partition, max_iter=budget, active=first, progress=progress, scheduler=scheduler,
         consistency=consistency, options=options, threads=threads, debug=debug or None,
     )  # fmt: skip
     if np.isnan(res.output).any():

@@ -143,13 +143,13 @@ def _select(G: Graph, values: np.ndarray, nodes: Any) -> Any:
     """All values (``nodes`` None), one value (an original id) or an array (a list of them)."""
     if nodes is None:
         return values
-    lookup = {int(x): i for i, x in enumerate(G.ids.tolist())}
+    lookup = {x: i for i, x in enumerate(G.ids.tolist())}  # original ids of any kind (ints, labels)
     single = np.isscalar(nodes)
     wanted = [nodes] if single else list(nodes)
-    missing = [n for n in wanted if int(n) not in lookup]
+    missing = [n for n in wanted if n not in lookup]
     if missing:
         raise GasError(f"Node {missing[0]!r} is not in the graph (nodes takes original ids)")
-    out = values[[lookup[int(n)] for n in wanted]]
+    out = values[[lookup[n] for n in wanted]]
     return out[0].item() if single else out
 
 

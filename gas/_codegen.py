@@ -194,6 +194,11 @@ def kernel_key(spec: BoundProgram, jit: bool) -> str:
         spec.param_dtype,
         spec.ctx_dtype,
         _erase_shape(spec.gather_type),
+        # the program's array attributes (kernel arguments after the vertex columns): element
+        # type and dimensions only, their lengths and values are run-time data; and where ctx
+        # sits when gather or scatter takes it
+        [(k, np.dtype(d).str, nd) for k, d, nd in spec.program_arrays],
+        spec.ctx_column,
     ):
         h.update(repr(item).encode())
     h.update(f"{numba.__version__} {np.__version__} {sys.version_info[:2]}".encode())

@@ -6,7 +6,13 @@ rewrites each method's syntax tree:
 
 * a vertex parameter becomes an integer vertex id: ``v.f`` -> ``_VC[i][v]`` (``v.vid`` -> ``v``);
 * an edge parameter becomes an integer edge id: ``e.f`` -> ``_EC[j][e]``;
-* ``self.x`` and ``ctx.x`` stay attribute reads of small records;
+* ``self.x`` and ``ctx.x`` stay attribute reads of small records, except a numpy-array attribute
+  of the program: ``self.w`` -> ``_VC[k]``, an array that follows the vertex columns in the tuple
+  (a kernel argument, never a constant compiled into the code); writing ``self.<anything>``
+  (``self.w[i] = x`` included) is refused;
+* a ``gather`` or ``scatter`` that takes the run's context as a last parameter loses it and
+  reads it from the tuple instead: ``ctx = _VC[c][0]`` as its first line (the kernels call every
+  gather and scatter the same way);
 * two parameters are added in front of the others' places: ``f(self, _VC, _EC, ...)``;
 * in a checked build (the default, see :class:`BoundsChecks`) every integer index the user writes,
   ``acc[j]``, ``v.x[j]``, ``a[i, j]``, goes through :func:`check_index`: an index outside
@@ -79,7 +85,7 @@ def _suggest(name: str, known: list[str]) -> str:
 
 
 _FIX = {
-    "self": "set self.{a} to a number in __init__",
+    "self": "set self.{a} to a number or a numeric numpy array in __init__",
     "vertex": "declare it in vertex_data, e.g. vertex_data = {{'{a}': np.float64, ...}}",
     "edge": "declare it in edge_data, or load the graph with a weight column for 'weight'",
     "ctx": "declare aggregates to add context fields",
@@ -111,10 +117,21 @@ class _Loop:
     folds: list[tuple[str, ast.AST, int, int, ast.AST | None]] = field(default_factory=list)
 
 
+def _program_array(base: ast.AST) -> bool:
+    """A program's array attribute as rewritten: ``_VC[k]`` (a constant position)."""
+    return (
+        isinstance(base, ast.Subscript)
+        and isinstance(base.value, ast.Name)
+        and base.value.id == "_VC"
+        and isinstance(base.slice, ast.Constant)
+    )
+
+
 def _column_or_name(base: ast.AST) -> bool:
-    """A name, or a field's row ``_VC[c][v]`` / ``_EC[c][e]``: a base a loop's start may
-    evaluate even if the loop does not run (no index of the user's in it, nothing to fail)."""
-    if isinstance(base, ast.Name):
+    """A name, a program array ``_VC[k]``, or a field's row ``_VC[c][v]`` / ``_EC[c][e]``: a
+    base a loop's start may evaluate even if the loop does not run (no index of the user's in
+    it, nothing to fail)."""
+    if isinstance(base, ast.Name) or _program_array(base):
         return True
     return (
         isinstance(base, ast.Subscript)
@@ -186,8 +203,10 @@ class _Rewriter(ast.NodeTransformer):
         filename: str,
         checks: MethodChecks | None = None,
         labels: dict[str, str] | None = None,
+        arrays: dict[str, int] | None = None,
     ) -> None:
         self.where, self.roles, self.known = where, roles, known
+        self.arrays = arrays or {}
         self.vcols, self.ecols = vcols, ecols
         self.line0, self.filename = line0, filename
         self.checks, self.labels = checks, labels or {}
@@ -272,6 +291,19 @@ class _Rewriter(ast.NodeTransformer):
                 f"uses unknown {_WHAT[role]} '{name}.{attr}'{_suggest(attr, names)} "
                 f"Known: {sorted(names)}. Fix: {_FIX[role].format(a=attr)}.",
             )
+        if role == "self":
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                raise self._err(node, _self_write_message(name, attr))
+            if attr not in self.arrays:
+                return node
+            return ast.copy_location(
+                ast.Subscript(
+                    value=ast.Name(id="_VC", ctx=ast.Load()),
+                    slice=ast.Constant(self.arrays[attr]),
+                    ctx=ast.Load(),
+                ),
+                node,
+            )
         if role == "vertex":
             if attr == "nbrs":
                 return self._neighbour_slice(node, name)
@@ -327,6 +359,11 @@ class _Rewriter(ast.NodeTransformer):
                 return (
                     f"the {role} field '{base.value.id}.{base.attr}' (declared {decl})",
                     f"keep the index in 0..{{last}}, or declare a longer field in {where}",
+                )
+            if role == "self" and base.attr in self.arrays:
+                return (
+                    f"the program array '{base.value.id}.{base.attr}'",
+                    "keep the index in 0..{last} (below the array's length along that axis)",
                 )
         if isinstance(base, ast.Name) and self.labels.get(base.id):
             return (
@@ -387,7 +424,9 @@ class _Rewriter(ast.NodeTransformer):
         figures: bench/RESULTS.md, "Figures formerly in docstrings"), else
         ``_gas_extent(base, axis)`` (None when ``base`` is not an array)."""
         shape = None
-        if isinstance(base, ast.Name) and base.id in self.labels and self.checks is not None:
+        if _program_array(base):  # a program array: its own shape
+            shape = ast.Attribute(value=copy.deepcopy(base), attr="shape", ctx=ast.Load())
+        elif isinstance(base, ast.Name) and base.id in self.labels and self.checks is not None:
             if axis < self.checks.gather_ndim:
                 shape = ast.Attribute(
                     value=ast.Name(id=base.id, ctx=ast.Load()), attr="shape", ctx=ast.Load()
@@ -426,6 +465,53 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
 
+def _self_write_message(name: str, attr: str) -> str:
+    return (
+        f"assigns '{name}.{attr}', but program attributes are read-only inside compiled methods "
+        f"(every vertex shares them). Fix: keep per-vertex state in a vertex_data field "
+        f"(v.{attr} = ...), or compute the attribute in __init__"
+    )
+
+
+def _check_no_self_writes(
+    fdef: ast.FunctionDef, selfname: str, err: Callable[[ast.AST, str], Exception]
+) -> None:
+    """Refuse an assignment to ``self.<attr>`` or into it (``self.w[i] = x``, ``self.n += 1``)."""
+
+    def targets(t: ast.AST) -> list[ast.AST]:
+        if isinstance(t, (ast.Tuple, ast.List)):
+            return [x for e in t.elts for x in targets(e)]
+        if isinstance(t, ast.Starred):
+            return targets(t.value)
+        return [t]
+
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Assign):
+            tgts = [x for t in node.targets for x in targets(t)]
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
+            tgts = targets(node.target)
+        elif isinstance(node, ast.Delete):
+            tgts = [x for t in node.targets for x in targets(t)]
+        else:
+            continue
+        for t in tgts:
+            while isinstance(t, ast.Subscript):
+                t = t.value
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == selfname:
+                raise err(t, _self_write_message(selfname, t.attr))
+
+
+def _context_from_columns(fdef: ast.FunctionDef, ctx_column: int) -> None:
+    """Drop the function's last parameter (a context) and read it from the column tuple
+    instead: ``<ctx> = _VC[ctx_column][0]`` as its first statement."""
+    ctx_arg = fdef.args.args.pop()
+    table = ast.Name(id="_VC", ctx=ast.Load())
+    col = ast.Subscript(value=table, slice=ast.Constant(ctx_column), ctx=ast.Load())
+    row = ast.Subscript(value=col, slice=ast.Constant(0), ctx=ast.Load())
+    first = ast.Assign(targets=[ast.Name(id=ctx_arg.arg, ctx=ast.Store())], value=row)
+    fdef.body.insert(0, ast.copy_location(first, fdef.body[0]))
+
+
 def rewrite_method(
     fn: Callable[..., Any],
     where: str,
@@ -434,12 +520,16 @@ def rewrite_method(
     vcols: dict[str, int],
     ecols: dict[str, int],
     checks: MethodChecks | None = None,
+    arrays: dict[str, int] | None = None,
+    ctx_column: int | None = None,
 ) -> Callable[..., Any]:
     """Return ``fn`` rewritten to take ``(self, _VC, _EC, *params)`` with ids for records.
 
     ``roles_by_position`` gives the role of each parameter after ``self``: ``"vertex"``,
     ``"edge"``, ``"ctx"`` or ``""`` for a plain value. With ``checks`` every integer index goes
-    through :func:`check_index` (sites numbered in ``checks.table``).
+    through :func:`check_index` (sites numbered in ``checks.table``). ``arrays`` maps the
+    program's array attributes to their positions in ``_VC``; with ``ctx_column`` the last
+    parameter (a context) is dropped and read from ``_VC[ctx_column][0]`` instead.
     """
     try:
         src = textwrap.dedent(inspect.getsource(fn))
@@ -463,8 +553,12 @@ def rewrite_method(
     labels = {}
     if checks is not None:
         labels = {p: lab for p, lab in zip(params[1:], checks.labels) if lab}
-    rw = _Rewriter(where, roles, known, vcols, ecols, line0, fn.__code__.co_filename, checks, labels)
+    rw = _Rewriter(where, roles, known, vcols, ecols, line0, fn.__code__.co_filename, checks, labels, arrays)
+    if params:
+        _check_no_self_writes(fdef, params[0], rw._err)
     fdef.body = [rw.visit(s) for s in fdef.body]
+    if ctx_column is not None:  # gather/scatter(..., ctx): the context comes from the tuple
+        _context_from_columns(fdef, ctx_column)
     fdef.args.args = fdef.args.args[:1] + [ast.arg(arg="_VC"), ast.arg(arg="_EC")] + fdef.args.args[1:]
     ast.fix_missing_locations(tree)
     ast.increment_lineno(tree, line0 - 1)

@@ -15,7 +15,7 @@ by the thread that owns its range (signals are idempotent byte stores, their pri
 """
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _agg_reset(out, c):
     """Start chunk ``c``'s partial aggregates at each operator's identity."""
     for j in range(NUM_AGG):
@@ -23,7 +23,7 @@ def _agg_reset(out, c):
         out[c, j] = 0.0 if op == 0 else (-np.inf if op == 1 else np.inf)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _agg_add(out, c, t):
     """Fold one vertex's aggregate values ``t`` into chunk ``c``'s partials (sum, max or min)."""
     for j in range(NUM_AGG):

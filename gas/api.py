@@ -17,6 +17,13 @@ Examples
 [0, 0, 2, 2, 4]
 >>> run(ComponentsProgram(), g, engine="async").output.tolist()  # either order
 [0, 0, 2, 2, 4]
+
+Vertices go in as original ids (``active=``, ``init=`` by id), results come out by internal id
+(``g.ids`` maps back):
+
+>>> g = gas.Graph.from_edges([10, 20], [20, 30])
+>>> run(g, ComponentsProgram(), init={"label": {30: -1}}, active=[30]).output.tolist()
+[-1, -1, -1]
 """
 
 from __future__ import annotations
@@ -27,10 +34,11 @@ from typing import Any
 from gas.async_engine import AsyncEngine
 from gas.cuda_engine import CudaEngine
 from gas.engine import SyncEngine
-from gas.engine_base import engine_for
+from gas.engine_base import Engine, engine_for
 from gas.engine_result import RunResult
 from gas.errors import GasError
 from gas.graph import Graph
+from gas.inputs import VertexInputs, active_mask_of, vertex_inputs
 from gas.options import ENGINES, RunOptions
 from gas.program import VertexProgram
 
@@ -73,6 +81,8 @@ def run(
     partition: str = "hdrf",
     max_iter: int = 100,
     active: Any = None,
+    init: Any = None,
+    init_edges: Any = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
     scheduler: str | None = None,
     consistency: str | None = None,
@@ -98,7 +108,13 @@ def run(
     max_iter : int, default 100
         Most supersteps (rounds for ``engine="async"``).
     active : array_like, optional
-        Internal ids (or a boolean mask) of the vertices active first (default all).
+        Original vertex ids (``graph.ids``) active first, or a boolean mask of length
+        ``num_vertices`` by internal id; default all. A partition view (not a :class:`gas.Graph`)
+        takes internal ids or a mask, as the engines do.
+    init, init_edges : dict, optional
+        ``{field: values}`` written over the program's ``init`` before the first superstep, on
+        any engine and process count (:func:`gas.inputs.vertex_inputs`): vertex values as an
+        array by internal id or a dict / pandas Series by original id; edge values by edge id.
     progress : callable, optional
         Called with each superstep's statistics dict (rank 0's on several processes).
     scheduler, consistency, threads, debug, seed, max_work
@@ -115,7 +131,9 @@ def run(
     Raises
     ------
     GasError
-        Neither argument is a VertexProgram, an unknown engine, ``procs < 1``, a bad setting.
+        Neither argument is a VertexProgram, an unknown engine, ``procs < 1``, a bad setting, a
+        bad ``init`` (an undeclared field, a wrong length, an unsafe cast); :class:`GraphError`
+        for an ``active`` or ``init`` id not in the graph.
 
     Examples
     --------
@@ -128,19 +146,38 @@ def run(
     graph, program = _graph_and_program(graph, program)
     shorthands = dict(scheduler=scheduler, consistency=consistency, threads=threads, debug=debug)
     opts = _options(options, engine, procs, **shorthands, seed=seed, max_work=max_work)
+    active = active_mask_of(graph, active)  # original ids -> a mask by internal id, once
+    inputs = vertex_inputs(graph, program, init, init_edges)  # by internal id, once
+    return _dispatch(graph, program, engine, procs, partition, max_iter, active, inputs, progress, opts)
+
+
+def _dispatch(
+    graph: Any,
+    program: VertexProgram,
+    engine: str,
+    procs: int,
+    partition: str,
+    max_iter: int,
+    active: Any,
+    inputs: VertexInputs,
+    progress: Callable[[dict[str, Any]], None] | None,
+    opts: RunOptions,
+) -> RunResult:
+    """A launcher's ranks, local processes or this one, by ``procs`` and ``opts`` (``active``:
+    a mask by internal id; ``inputs`` by internal id)."""
     world = _launcher_size(opts)
     if world > 1:
         if procs > 1:
             raise GasError(f"procs={procs} inside a launcher job of {world} ranks: use one or the other")
-        return _run_launched(graph, program, engine, partition, max_iter, active, progress, opts)
+        return _run_launched(graph, program, engine, partition, max_iter, active, inputs, progress, opts)
     if procs > 1 or opts.needs_runtime:
         from gas.runtime.local import run_distributed
 
         return run_distributed(
             graph, program, procs, partition, engine=engine, max_iter=max_iter, active=active,
-            progress=progress, options=opts,
+            init=inputs, progress=progress, options=opts,
         )  # fmt: skip
-    return _run_here(graph, program, engine, max_iter, active, progress, opts)
+    return _run_here(graph, program, engine, max_iter, active, inputs, progress, opts)
 
 
 def _launcher_size(opts: RunOptions) -> int:
@@ -158,13 +195,23 @@ def _run_here(
     engine: str,
     max_iter: int,
     active: Any,
+    inputs: VertexInputs | None,
     progress: Callable[[dict[str, Any]], None] | None,
     opts: RunOptions,
 ) -> RunResult:
-    """One process: the engine factory's engine, run."""
+    """One process: the engine factory's engine, run (``active``: internal ids or a mask)."""
     if opts.max_work is not None and engine != "async":
         raise GasError("max_work is the asynchronous engine's budget: pass engine='async' (or drop it)")
     eng = engine_for(graph, program, engine, opts.scheduler, opts.consistency, opts.threads, opts.debug)
+    eng.inputs = inputs
+    if inputs and type(eng).init is not Engine.init:
+        # an engine with its own init (columns on a device): init, write the inputs on the host,
+        # and run from those columns
+        with eng.thread_scope():
+            eng.init()
+        eng.sync_host()
+        inputs.write(eng.columns, eng.edge_columns)
+        return eng.run(max_iter, active=active, progress=progress, init=False)
     if opts.max_work is not None:
         return eng.run(max_iter, active=active, progress=progress, max_work=opts.max_work)
     return eng.run(max_iter, active=active, progress=progress)
@@ -177,6 +224,7 @@ def _run_launched(
     partition: str,
     max_iter: int,
     active: Any,
+    inputs: VertexInputs | None,
     progress: Callable[[dict[str, Any]], None] | None,
     opts: RunOptions,
 ) -> RunResult:
@@ -189,5 +237,5 @@ def _run_launched(
     with reporting_errors(t):
         return run_launched(
             graph, program, Comm(t), engine=engine, partition=partition, max_iter=max_iter,
-            active=active, progress=progress, options=opts,
+            active=active, init=inputs, progress=progress, options=opts,
         )  # fmt: skip

@@ -300,7 +300,8 @@ class AsyncEngine(Engine):
         max_iter : int
             Most rounds.
         active : array_like, optional
-            Internal ids (or a boolean mask) scheduled first (default all vertices).
+            Internal ids (or a boolean mask) scheduled first (default all vertices): the engines
+            are the low level and take internal ids; :func:`gas.run` takes original ids.
         progress : callable, optional
             Called after each round with its statistics (``iteration``, ``active``: updates in
             the round, ``edges``: edges visited by gather and scatter, ``scheduled``: vertices

@@ -192,9 +192,17 @@ class CudaEngine(Engine):
         """Copy the columns, topology and work buffers to the device (once per engine)."""
         cuda, n = self.cuda, self.graph.num_vertices
         to = cuda.to_device
-        self.dVC = tuple(to(c) for c in self.VC)
-        self.dEC = tuple(to(c) for c in self.EC)
         self.dparams, self.dctx = to(self.params), to(self.ctx)
+        # the vertex columns, then the program's arrays (copied once) and, when gather or
+        # scatter takes it, the device's ctx itself (BoundProgram.extra_columns)
+        dvc = [to(c) for c in self.VC]
+        if self.spec.ctx_column is not None:
+            dctx = self.dctx
+            if cuda_device.is_simulator():  # its kernels see a record in a tuple without attributes
+                dctx = sys.modules[type(dctx).__module__].FakeWithinKernelCUDAArray(dctx)
+            dvc[self.spec.ctx_column] = dctx
+        self.dVC = tuple(dvc)
+        self.dEC = tuple(to(c) for c in self.EC)
         self.dacc = cuda.device_array(n, self.spec.gather_type)
         self.dzero = to(self.zero)
         self.dgadj = tuple(to(a) for a in self._gadj)
@@ -217,7 +225,7 @@ class CudaEngine(Engine):
         """Copy the host's vertex columns (:attr:`columns`; with ``edges`` also
         :attr:`edge_columns`) to the device: what a caller set before :meth:`run`, or a
         ``between`` hook changed."""
-        for host, dev in zip(self.VC, self.dVC):
+        for host, dev in zip(self.VC[: len(self.spec.vertex_columns)], self.dVC):
             dev.copy_to_device(host)
         for host, dev in zip(self.EC if edges else (), self.dEC):
             dev.copy_to_device(host)
@@ -234,7 +242,7 @@ class CudaEngine(Engine):
 
     def download(self) -> None:
         """Copy the device's vertex and edge columns into :attr:`columns` / :attr:`edge_columns`."""
-        for host, dev in zip(self.VC, self.dVC):
+        for host, dev in zip(self.VC[: len(self.spec.vertex_columns)], self.dVC):
             dev.copy_to_host(host)
         for host, dev in zip(self.EC, self.dEC):
             dev.copy_to_host(host)

@@ -172,7 +172,8 @@ class SyncEngine(Engine):
         max_iter : int
             Most supersteps to run.
         active : array_like, optional
-            Internal ids (or a boolean mask) of the vertices active in superstep 0 (default all).
+            Internal ids (or a boolean mask) of the vertices active in superstep 0 (default all):
+            the engines are the low level and take internal ids; :func:`gas.run` takes original ids.
         progress : callable, optional
             Called with each superstep's statistics dict (read only).
         first_iteration : int, default 0

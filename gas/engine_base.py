@@ -133,6 +133,8 @@ class Engine:
         self.threads = threads
         self.debug = debug
         self.exchange = exchange or LocalExchange()
+        #: starting values written right after ``init`` (:meth:`write_inputs`); None: none
+        self.inputs: Any = None
         self.allocate()
         self._checked = debug or is_known_good(self.spec)
         # copies of neighbour-read columns for the relabelled blocked layout (_relabelled_columns)
@@ -233,6 +235,9 @@ class Engine:
         if self.debug:
             self.params = self.params.view(np.recarray)
             self.ctx = self.ctx.view(np.recarray)
+        # the program's array attributes (read-only) and, for a gather/scatter that takes it,
+        # ctx itself follow the vertex columns (kernel arguments: BoundProgram.extra_columns)
+        self.VC += spec.extra_columns(self.ctx)
 
     # -- the public steps ------------------------------------------------------------------------
 
@@ -254,8 +259,18 @@ class Engine:
         return int(self.visit_degree[sel].sum())
 
     def init(self) -> None:
-        """Run the program's ``init`` on every vertex (``ctx.iteration`` as set)."""
+        """Run the program's ``init`` on every vertex (``ctx.iteration`` as set), then write the
+        run's starting values (:meth:`write_inputs`)."""
         self.k.k_init(self.chunks, self.VC, self.EC, self.params, self.ctx)
+        self.write_inputs()
+
+    def write_inputs(self) -> None:
+        """Write :attr:`inputs` (per-vertex and per-edge starting values by internal id, a
+        :class:`gas.inputs.VertexInputs` that :func:`gas.run` sets from its ``init=``) over the
+        columns ``init`` made; nothing when None. An engine whose columns live elsewhere
+        overrides :meth:`init` and writes them its own way."""
+        if self.inputs is not None:
+            self.inputs.write(self.columns, self.edge_columns)
 
     def gather(self, active: np.ndarray, everyone: bool = False) -> None:
         """Gather totals of the ``active`` vertices into :attr:`acc` on this partition's edges
@@ -453,7 +468,7 @@ class Engine:
             if fresh or name not in self.spec.builtin_columns:
                 permute(sg, col, buf)
             out.append(buf)
-        return tuple(out)
+        return tuple(out) + self.VC[len(out) :]  # the program's arrays and ctx, as they are
 
 
 def engine_for(

@@ -17,7 +17,16 @@ import numpy as np
 from gas._build import build_csc, build_csr, compact_ids
 from gas.errors import GraphError
 from gas.frames import node_results, results_frame
-from gas.graph_build import as_id_array, edge_columns, networkx_columns, pandas_edges
+from gas.graph_build import (
+    as_id_array,
+    build_in_edges,
+    csr_of,
+    edge_columns,
+    in_edges_first,
+    networkx_columns,
+    out_edges_of,
+    pandas_edges,
+)
 
 __all__ = ["Graph"]
 
@@ -50,6 +59,7 @@ class Graph:
         for labels of other kinds (strings from :meth:`from_pandas` or :meth:`from_networkx`).
     out_indptr, src, dst : ndarray of int64
         CSR: out-edges of ``v`` are ``out_indptr[v]:out_indptr[v+1]``, going ``src[e] -> dst[e]``.
+        (A large graph built from edge arrays makes ``src`` and ``dst`` when first read.)
     in_indptr, in_src, in_eid : ndarray of int64
         CSC: in-edge slots of ``v`` are ``in_indptr[v]:in_indptr[v+1]``.
     edata : dict of str to ndarray
@@ -75,24 +85,39 @@ class Graph:
     def __init__(
         self,
         out_indptr: np.ndarray,
-        src: np.ndarray,
-        dst: np.ndarray,
+        src: np.ndarray | None,
+        dst: np.ndarray | None,
         ids: np.ndarray,
         edata: dict[str, np.ndarray] | None = None,
         num_duplicates: int = 0,
         vdata: dict[str, np.ndarray] | None = None,
+        *,
+        csc: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     ) -> None:
         n = out_indptr.shape[0] - 1
         self.num_vertices: int = int(n)
-        self.num_edges: int = int(src.shape[0])
+        self.num_edges: int = int(src.shape[0] if csc is None else csc[1].shape[0])  # type: ignore[union-attr]
         self.out_indptr = out_indptr
-        self.src = src
-        self.dst = dst
+        self._src, self._dst = src, dst  # None with ``csc`` given: made on first use
         self.ids = ids
         self.edata: dict[str, np.ndarray] = dict(edata or {})
         self.num_duplicates = int(num_duplicates)
         self.vdata: dict[str, np.ndarray] = dict(vdata or {})
-        self.in_indptr, self.in_src, self.in_eid = build_csc(src, dst, n)
+        self.in_indptr, self.in_src, self.in_eid = build_csc(src, dst, n) if csc is None else csc
+
+    @property
+    def src(self) -> np.ndarray:
+        """Source of each edge, CSR order (made when first read if built in-edges first)."""
+        return self._src if self._src is not None else self._make_csr()[0]
+
+    def _make_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        self._src, self._dst = csr_of(self.in_indptr, self.in_eid, self.out_indptr)
+        return self._src, self._dst
+
+    @property
+    def dst(self) -> np.ndarray:
+        """Target of each edge, CSR order (made with :attr:`src`)."""
+        return self._dst if self._dst is not None else self._make_csr()[1]
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -106,6 +131,15 @@ class Graph:
         dedupe: bool,
         vdata: dict[str, np.ndarray] | None = None,
     ) -> Graph:
+        if in_edges_first(n, src.shape[0]):  # the CSC first (graph_build.build_in_edges): same arrays
+            in_indptr, in_src, take = build_in_edges(src, dst, n, dedupe, with_take=bool(edata))
+            out_indptr, in_eid = out_edges_of(in_src, n)
+            if edata:  # the input index of each edge, in CSR order
+                take_csr = np.empty_like(take)
+                take_csr[in_eid] = take
+                edata = {k: np.asarray(v)[take_csr] for k, v in edata.items()}
+            csc, dup = (in_indptr, in_src, in_eid), src.shape[0] - in_src.shape[0]
+            return cls(out_indptr, None, None, ids, edata, dup, vdata, csc=csc)  # src, dst: when read
         indptr, s, d, take = build_csr(src, dst, n, dedupe, with_take=bool(edata))
         cols = {k: np.ascontiguousarray(np.asarray(v)[take]) for k, v in (edata or {}).items()}
         return cls(indptr, s, d, ids, cols, num_duplicates=src.shape[0] - s.shape[0], vdata=vdata)
@@ -186,8 +220,8 @@ class Graph:
                     f"Vertex id {bad} is outside 0..{n - 1} (num_vertices={n})",
                 )
             return cls._from_internal(
-                s.astype(np.int64),
-                d.astype(np.int64),
+                s.astype(np.int64, copy=False),  # no copy of int64 ids: the build only reads them
+                d.astype(np.int64, copy=False),
                 n,
                 np.arange(n, dtype=np.int64),
                 cols,

@@ -1,8 +1,9 @@
 """Input checks and conversions behind the :class:`~gas.graph.Graph` constructors.
 
 Vertex ids as integer arrays (checked, named after the user's argument or column), labels of
-any hashable kind factorized once (pandas columns), and the typed vertex and edge columns read
-from a networkx graph's attributes.
+any hashable kind factorized once (pandas columns), the typed vertex and edge columns read
+from a networkx graph's attributes, and a large graph's arrays built in-edges first (the CSC
+from the edge arrays, the CSR only when read; gas._build holds the CSR-first builds).
 """
 
 from __future__ import annotations
@@ -11,10 +12,22 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numba import get_num_threads, njit, prange
 
+from gas import _build
+from gas._build import _empty, _parts, _prefix
 from gas.errors import GraphError
 
-__all__ = ["as_id_array", "edge_columns", "pandas_edges", "networkx_columns"]
+__all__ = [
+    "as_id_array",
+    "edge_columns",
+    "pandas_edges",
+    "networkx_columns",
+    "in_edges_first",
+    "build_in_edges",
+    "out_edges_of",
+    "csr_of",
+]
 
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -224,3 +237,330 @@ def _numeric(vals: list[Any], what: str) -> np.ndarray:
     if arr.dtype.kind not in "biuf":
         raise GraphError(f"Expected {what} to hold numbers (got dtype {arr.dtype}, e.g. {vals[0]!r})")
     return arr
+
+
+# ---------------------------------------------------------------------------------------------
+# In-edges first: the CSC from the edge arrays in two cache-friendly passes, the out-degrees and
+# every in-edge's CSR position from the CSC, and the CSR itself only when something reads it.
+
+_DIGIT_BITS = 11  # radix digit of the sort by source inside a bin: 2048 counts, in L1
+_BIN_EDGES = 1 << 14  # edges per bin aimed at: a bin and its two scratch copies stay in L2
+_MAX_BINS = 1 << 12  # bins the first pass writes to at once (one stream each)
+
+
+def in_edges_first(n: int, m: int) -> bool:
+    """True when :func:`build_in_edges` builds a graph of ``n`` vertices and ``m`` edges (from
+    :data:`gas._build.LINEAR_MIN_EDGES` edges on, below ``2**31`` vertices and ``2**32`` edges: a source and
+    a row number, or an edge index, share one 64-bit word)."""
+    return 0 < n < 2**31 and max(_build.LINEAR_MIN_EDGES, 1) <= m < 2**32
+
+
+def _bin_plan(n: int, m: int) -> tuple[int, int]:
+    """``(shift, bins)``: bin ``b`` holds the rows ``b << shift`` to ``(b + 1 << shift) - 1``."""
+    want = min(_MAX_BINS, max(1, m // _BIN_EDGES))
+    shift = max(0, int(n - 1).bit_length() - (want.bit_length() - 1))
+    return shift, ((n - 1) >> shift) + 1
+
+
+@njit(parallel=True, cache=True)
+def _bin_starts(rows: np.ndarray, shift: int, nbins: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
+    """The counting pass of a stable sort of ``rows`` into bins ``rows >> shift`` over ``parts``
+    runs of the input: each bin's start, and where run ``t``'s first entry of bin ``b`` goes."""
+    m = rows.shape[0]
+    start = np.zeros((parts, nbins), np.int64)
+    for t in prange(parts):
+        for i in range((m * t) // parts, (m * (t + 1)) // parts):
+            start[t, rows[i] >> shift] += 1
+    binptr = np.empty(nbins + 1, np.int64)
+    run = 0
+    for b in range(nbins):
+        binptr[b] = run
+        for t in range(parts):
+            c = start[t, b]
+            start[t, b] = run
+            run += c
+    binptr[nbins] = run
+    return binptr, start
+
+
+@njit(parallel=True, cache=True)
+def _bin_scatter(
+    rows: np.ndarray, cols: np.ndarray, shift: int, start: np.ndarray, tmp: np.ndarray, tmp_idx: np.ndarray
+) -> None:
+    """Place every edge into its bin, in input order within a bin, as ``col << 32 | row's low
+    bits`` in ``tmp`` (and its input index in ``tmp_idx`` unless that is empty)."""
+    m = rows.shape[0]
+    parts = start.shape[0]
+    low = (np.int64(1) << shift) - 1
+    with_idx = tmp_idx.shape[0] > 0
+    for t in prange(parts):
+        pos = start[t].copy()
+        for i in range((m * t) // parts, (m * (t + 1)) // parts):
+            r = np.int64(rows[i])
+            b = r >> shift
+            p = pos[b]
+            tmp[p] = (np.int64(cols[i]) << 32) | (r & low)
+            if with_idx:
+                tmp_idx[p] = i
+            pos[b] = p + 1
+
+
+@njit(cache=True)
+def _radix_pass(
+    keys: np.ndarray,
+    idx: np.ndarray,
+    out_keys: np.ndarray,
+    out_idx: np.ndarray,
+    size: int,
+    sh: int,
+    hist: np.ndarray,
+) -> None:
+    """Stable counting sort of ``keys[:size]`` (and ``idx``) by the digit ``(key >> sh)``."""
+    mask = np.int64(hist.shape[0] - 1)
+    with_idx = idx.shape[0] > 0
+    hist[:] = 0
+    for p in range(size):
+        hist[(keys[p] >> sh) & mask] += 1
+    run = 0
+    for h in range(hist.shape[0]):
+        c = hist[h]
+        hist[h] = run
+        run += c
+    for p in range(size):
+        key = keys[p]
+        h = (key >> sh) & mask
+        q = hist[h]
+        out_keys[q] = key
+        if with_idx:
+            out_idx[q] = idx[p]
+        hist[h] = q + 1
+
+
+@njit(parallel=True, cache=True)
+def _bin_rows(
+    binptr: np.ndarray,
+    groups: np.ndarray,
+    tmp: np.ndarray,
+    tmp_idx: np.ndarray,
+    shift: int,
+    n: int,
+    digit: int,
+    passes: int,
+    dedupe: bool,
+    indptr: np.ndarray,
+    count: np.ndarray,
+) -> None:
+    """Sort each bin in cache by (row, column), stable: ``passes`` radix passes by the column
+    (``digit`` bits each), then one by row that writes each column back into the bin's own
+    slots of ``tmp`` (and its input index into ``tmp_idx``) and the rows' starts into
+    ``indptr``. With ``dedupe`` only the last of equal (row, column) pairs stays, at the start
+    of its row's slots; ``count`` gets each row's entries kept. Threads take groups of bins."""
+    with_idx = tmp_idx.shape[0] > 0
+    R = np.int64(1) << shift
+    low = R - 1
+    for g in prange(groups.shape[0] - 1):
+        b0, b1 = groups[g], groups[g + 1]
+        big = 0
+        for b in range(b0, b1):
+            big = max(big, binptr[b + 1] - binptr[b])
+        ka, kb = np.empty(big, np.int64), np.empty(big, np.int64)
+        ia = np.empty(big if with_idx else 0, tmp_idx.dtype)
+        ib = np.empty(big if with_idx else 0, tmp_idx.dtype)
+        hist = np.empty(np.int64(1) << digit, np.int64)
+        cnt = np.empty(R + 1, np.int64)
+        for b in range(b0, b1):
+            a0, a1 = binptr[b], binptr[b + 1]
+            size = a1 - a0
+            r0 = b * R
+            rows = min(R, n - r0)
+            # column digits, least significant first: tmp -> ka -> kb -> ka ...
+            _radix_pass(tmp[a0:a1], tmp_idx[a0:a1] if with_idx else ia, ka, ia, size, 32, hist)
+            for ps in range(1, passes):
+                if ps % 2 == 1:
+                    _radix_pass(ka, ia, kb, ib, size, 32 + ps * digit, hist)
+                else:
+                    _radix_pass(kb, ib, ka, ia, size, 32 + ps * digit, hist)
+            keys, idx = (ka, ia) if passes % 2 == 1 else (kb, ib)
+            cnt[: rows + 1] = 0
+            for p in range(size):
+                cnt[(keys[p] & low) + 1] += 1
+            for r in range(rows):
+                cnt[r + 1] += cnt[r]
+            for r in range(rows):
+                indptr[r0 + r] = a0 + cnt[r]
+            for p in range(size):  # by row, stable: back into the bin's slots, unpacked
+                key = keys[p]
+                r = key & low
+                q = a0 + cnt[r]
+                tmp[q] = key >> 32
+                if with_idx:
+                    tmp_idx[q] = idx[p]
+                cnt[r] += 1
+            j0 = a0
+            for r in range(rows):
+                j1 = a0 + cnt[r]  # cnt[r] now ends row r
+                j = j0
+                if dedupe:
+                    for k in range(j0, j1):
+                        if k + 1 < j1 and tmp[k + 1] == tmp[k]:
+                            continue
+                        if j != k:
+                            tmp[j] = tmp[k]
+                            if with_idx:
+                                tmp_idx[j] = tmp_idx[k]
+                        j += 1
+                else:
+                    j = j1
+                count[r0 + r] = j - j0
+                j0 = j1
+
+
+@njit(cache=True)
+def _close_gaps(indptr: np.ndarray, new_indptr: np.ndarray, a: np.ndarray, idx: np.ndarray) -> None:
+    """Move row ``r``'s first ``new_indptr[r + 1] - new_indptr[r]`` entries of ``a`` (and of
+    ``idx`` unless it is empty) from ``indptr[r]`` down to ``new_indptr[r]``, in place."""
+    with_idx = idx.shape[0] > 0
+    for r in range(indptr.shape[0] - 1):
+        a0, c = indptr[r], new_indptr[r]
+        if a0 != c:
+            for j in range(new_indptr[r + 1] - c):
+                a[c + j] = a[a0 + j]
+                if with_idx:
+                    idx[c + j] = idx[a0 + j]
+
+
+def build_in_edges(
+    src: np.ndarray, dst: np.ndarray, n: int, dedupe: bool, with_take: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """In-edge (CSC) arrays straight from edge arrays: ``(in_indptr, in_src, take)``.
+
+    Each target's in-edges come sorted by source (ties in input order), as :func:`build_csc`
+    lists them from the CSR; with ``dedupe`` only the last of equal (source, target) pairs
+    stays. ``take`` (with ``with_take``, else None) is the input index of each slot's edge.
+    For graphs :func:`in_edges_first` accepts.
+
+    Two passes over the edges, neither writing at random into a large array: one places each
+    edge into one of a few thousand bins of consecutive targets (one stream per bin), then every
+    bin, small enough to stay in cache, is sorted by its source digits and by target there.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> indptr, in_src, take = build_in_edges(
+    ...     np.array([2, 0, 2, 1]), np.array([1, 1, 1, 0]), 3, dedupe=True, with_take=True
+    ... )
+    >>> indptr.tolist(), in_src.tolist(), take.tolist()
+    ([0, 1, 3, 3], [1, 0, 2], [3, 1, 2])
+    """
+    m = src.shape[0]
+    parts = get_num_threads()
+    shift, nbins = _bin_plan(n, m)
+    binptr, start = _bin_starts(dst, shift, nbins, parts)
+    tmp = _empty(src)  # holds the sources at their final places once the bins are sorted
+    tmp_idx = np.empty(m if with_take else 0, np.uint32)
+    _bin_scatter(dst, src, shift, start, tmp, tmp_idx)
+    bits = max(1, int(n - 1).bit_length())
+    passes = -(-bits // _DIGIT_BITS)
+    digit = -(-bits // passes)
+    edges_per_group = max(1, -(-m // (4 * parts)))
+    cuts = np.searchsorted(binptr, np.arange(1, 4 * parts) * edges_per_group)
+    groups = np.unique(np.concatenate([[0], np.minimum(cuts, nbins), [nbins]]))
+    indptr = np.empty(n + 1, np.int64)
+    indptr[n] = m
+    count = np.empty(n, np.int64)
+    _bin_rows(binptr, groups, tmp, tmp_idx, shift, n, digit, passes, dedupe, indptr, count)
+    k = int(count.sum())
+    if k < m:  # duplicates collapsed: close the gaps
+        new_indptr = np.zeros(n + 1, np.int64)
+        np.cumsum(count, out=new_indptr[1:])
+        _close_gaps(indptr, new_indptr, tmp, tmp_idx)
+        indptr = new_indptr
+        tmp = _prefix(tmp, k)
+        tmp_idx = _prefix(tmp_idx, k) if with_take else tmp_idx
+    return indptr, tmp, tmp_idx.astype(np.int64) if with_take else None
+
+
+@njit(parallel=True, cache=True)
+def _out_starts(keys: np.ndarray, n: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_bucket_starts` with 32-bit starts (fewer than ``2**32`` keys): half the bytes in
+    the tables read and written at random."""
+    m = keys.shape[0]
+    start = np.zeros((parts, n), np.uint32)
+    for t in prange(parts):
+        for i in range((m * t) // parts, (m * (t + 1)) // parts):
+            start[t, keys[i]] += 1
+    indptr = np.empty(n + 1, np.int64)
+    run = 0
+    for b in range(n):
+        indptr[b] = run
+        for t in range(parts):
+            c = start[t, b]
+            start[t, b] = run
+            run += c
+    indptr[n] = run
+    return indptr, start
+
+
+@njit(parallel=True, cache=True)
+def _rank_in_rows(keys: np.ndarray, start: np.ndarray, out: np.ndarray) -> None:
+    """``out[i]``: where a stable counting sort of ``keys`` puts entry ``i`` (``start`` from
+    :func:`_out_starts`, consumed)."""
+    m = keys.shape[0]
+    parts = start.shape[0]
+    for t in prange(parts):
+        for i in range((m * t) // parts, (m * (t + 1)) // parts):
+            k = keys[i]
+            p = start[t, k]
+            out[i] = p
+            start[t, k] = p + 1
+
+
+def out_edges_of(in_src: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(out_indptr, in_eid)`` of a CSC in :func:`build_in_edges`'s order: the out-degrees'
+    offsets, and each in-edge slot's position in the CSR (edges sorted by source, then target),
+    without building the CSR.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out_indptr, in_eid = out_edges_of(np.array([1, 0, 2]), 3)  # edges 1->0, 0->1, 2->1
+    >>> out_indptr.tolist(), in_eid.tolist()
+    ([0, 1, 2, 3], [1, 0, 2])
+    """
+    m = in_src.shape[0]
+    out_indptr, start = _out_starts(in_src, n, _parts(m, n))  # m < 2**32: 32-bit starts
+    in_eid = _empty(in_src)
+    _rank_in_rows(in_src, start, in_eid)
+    return out_indptr, in_eid
+
+
+@njit(parallel=True, cache=True)
+def _rows_into(indptr: np.ndarray, pos: np.ndarray, out: np.ndarray) -> None:
+    """``out[pos[k]] = r`` for every slot ``k`` of row ``r`` (``pos`` empty: ``out[k] = r``)."""
+    at = pos.shape[0] > 0
+    for r in prange(indptr.shape[0] - 1):
+        for k in range(indptr[r], indptr[r + 1]):
+            if at:
+                out[pos[k]] = r
+            else:
+                out[k] = r
+
+
+def csr_of(
+    in_indptr: np.ndarray, in_eid: np.ndarray, out_indptr: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(src, dst)`` of the CSR whose CSC is ``in_indptr`` / ``in_eid`` (what :meth:`Graph.src`
+    and :meth:`Graph.dst` build on first use after :func:`build_in_edges`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s, d = csr_of(np.array([0, 1, 3, 3]), np.array([1, 0, 2]), np.array([0, 1, 2, 3]))
+    >>> s.tolist(), d.tolist()
+    ([0, 1, 2], [1, 0, 1])
+    """
+    src = _empty(in_eid)
+    _rows_into(out_indptr, np.empty(0, np.int64), src)
+    dst = _empty(in_eid)
+    _rows_into(in_indptr, in_eid, dst)
+    return src, dst

@@ -6,30 +6,29 @@ and binds them into its generic kernels; :func:`validate` checks a program when 
 so that mistakes surface as :class:`gas.ProgramError` naming the method and the fix, never as a
 Numba traceback.
 
-Methods a program may define (``self`` holds the numeric attributes set in ``__init__``;
-``v`` and ``nbr`` are vertex records, ``e`` an edge record, ``ctx`` the superstep context)::
-
-    init(self, v, ctx)              set initial vertex data (default: zeros)
-    gather(self, v, e, nbr) -> T    one edge's contribution, of type ``gather_type``
-    sum(self, a, b) -> T            combine two contributions (default ``a + b``)
-    gather(self, v, e, nbr, acc)    with an array ``gather_type``: add the edge's contribution
-                                    into the accumulator ``acc`` in place (returns nothing)
-    sum(self, a, b)                 with an array ``gather_type``: fold ``b`` into ``a`` in place
-    apply(self, v, total, ctx)      update ``v`` from the gathered total (required)
-    scatter(self, v, e, nbr) -> bool  may write ``e``; True (or a number > 0: a priority)
-                                    signals ``nbr``; writing ``nbr`` needs the asynchronous
-                                    engine with ``consistency="full"``
-    aggregate(self, v) -> float or tuple   one value per name in ``aggregates``
-    priority(self, v) -> float      the vertex's own claim to run, from its data: > 0 schedules
-                                    it as a signal of that priority would (no per-edge signal
-                                    needed; see ``gas.async_engine``)
-    converged(self, ctx) -> bool    plain Python, after each superstep: True stops the run
+The methods a program may define, each with its signature and contract, are listed in the
+:class:`VertexProgram` docstring (``help(gas.VertexProgram)``).
 
 Vertex records carry the declared ``vertex_data`` fields plus, when a method reads them, the
 read-only ``vid`` (the internal vertex id), ``out_degree`` and ``in_degree``. Edge records carry
 the graph's edge columns (such as ``weight``) and the declared ``edge_data`` fields. ``ctx`` has
 ``iteration``, ``num_vertices``, ``num_edges`` and one field per declared aggregate (its value
-after the previous superstep).
+after the previous superstep); ``gather`` and ``scatter`` see the same values as that
+superstep's ``apply`` (PowerGraph's context is available in every phase).
+
+Program attributes: numbers (``self.alpha = 0.85``) and numpy arrays of a numeric or bool dtype
+with 1 or 2 dimensions (``self.weights = np.asarray(w)``, read as ``self.weights[v.vid]`` or
+``self.m[i, j]``), as set in ``__init__``. They are read-only inside the methods: an assignment
+to ``self.<name>`` or into it (``self.weights[i] = x``) raises :class:`gas.ProgramError` when the
+engine is built, and the arrays reach compiled code as read-only views. An array is a kernel
+argument (it follows the vertex columns in the column tuple, see :mod:`gas._rewrite`), never a
+constant compiled into the kernels: a second instance whose arrays have the same dtypes and
+dimensions, whatever their lengths and values, reuses the compiled kernels. The values are
+those of the attribute when the engine is built. Other arrays (strings, objects, 3 or more
+dimensions) raise :class:`gas.ProgramError` naming the attribute when a method reads them.
+Array attributes run on the synchronous, asynchronous and CUDA engines on one process; the
+process runtime (``procs > 1``) refuses them with a :class:`gas.GasError` naming the attribute,
+since a program travels to its workers as JSON.
 
 Fields may be small fixed-size arrays: ``vertex_data = {"w": (np.float64, 8)}`` makes ``v.w`` a
 length-8 view of the vertex's row (``v.w[k] = x`` writes it). An array ``gather_type`` such as
@@ -42,7 +41,8 @@ or not. An index outside ``-n..n-1`` (Python's rule: ``-1`` is the last element)
 with a :class:`gas.ProgramError` naming the method, the line and the index, instead of reading or
 writing past the end. Setting ``checked = False`` on the class (or passing ``checked=False`` to
 the engine) compiles the methods without the checks, as the bundled, tested programs do: an
-index out of range then reads or corrupts memory silently. Arrays indexed inside compiled
+index out of range then reads or corrupts memory silently. Reads of array attributes
+(``self.weights[i]``) are checked the same way. Arrays indexed inside compiled
 helper functions a method calls are not checked (set ``NUMBA_BOUNDSCHECK=1`` to check those).
 """
 
@@ -50,13 +50,27 @@ from __future__ import annotations
 
 import enum
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gas.errors import ProgramError
-from gas.program_spec import ARRAY_METHODS, METHODS, ProgramSpec, Slots, field_dtype, gather_decl, overridden
+from gas.program_spec import (
+    METHODS,
+    ProgramSpec,
+    Slots,
+    array_fields,
+    check_labels,
+    check_signatures,
+    field_dtype,
+    gather_decl,
+    method_table,
+    native_dtype,
+    overridden,
+    param_dtype,
+    takes_ctx,
+)
 
 if TYPE_CHECKING:
     from gas._boundscheck import BoundsChecks
@@ -93,6 +107,30 @@ _ROLES = {"v": "vertex", "nbr": "vertex", "e": "edge", "ctx": "ctx"}
 class VertexProgram:
     """Base class of vertex programs; subclass it and override the methods you need.
 
+    Methods
+    -------
+    Define the ones the program needs (``self`` holds the attributes set in ``__init__``;
+    ``v`` and ``nbr`` are vertex records, ``e`` an edge record, ``ctx`` the superstep
+    context; see the module docstring for the records' fields)::
+
+        init(self, v, ctx)              set initial vertex data (default: zeros)
+        gather(self, v, e, nbr) -> T    one edge's contribution, of type ``gather_type``
+        gather(self, v, e, nbr, ctx) -> T   the same, reading the run's context
+        sum(self, a, b) -> T            combine two contributions (default ``a + b``)
+        gather(self, v, e, nbr, acc[, ctx])  with an array ``gather_type``: add the edge's
+                                        contribution into the accumulator ``acc`` in place
+                                        (returns nothing)
+        sum(self, a, b)                 with an array ``gather_type``: fold ``b`` into ``a`` in place
+        apply(self, v, total, ctx)      update ``v`` from the gathered total (required)
+        scatter(self, v, e, nbr[, ctx]) -> bool  may write ``e``; True (or a number > 0: a
+                                        priority) signals ``nbr``; writing ``nbr`` needs the
+                                        asynchronous engine with ``consistency="full"``
+        aggregate(self, v) -> float or tuple   one value per name in ``aggregates``
+        priority(self, v) -> float      the vertex's own claim to run, from its data: > 0 schedules
+                                        it as a signal of that priority would (no per-edge signal
+                                        needed; see ``gas.async_engine``)
+        converged(self, ctx) -> bool    plain Python, after each superstep: True stops the run
+
     Class attributes
     ----------------
     vertex_data : dict of str to dtype
@@ -124,6 +162,10 @@ class VertexProgram:
         True (default): bounds-check the methods' array indexing (see the module docstring).
         False: compile without the checks (a trusted, tested program; slightly faster).
 
+    Instance attributes set in ``__init__`` are visible in the methods as ``self.<name>``:
+    numbers, and numeric or bool numpy arrays of 1 or 2 dimensions (per-vertex inputs such as
+    ``self.weights[v.vid]``). They are read-only there (see the module docstring).
+
     Examples
     --------
     A user-written PageRank (networkx's normalization; dangling mass spread evenly):
@@ -152,6 +194,22 @@ class VertexProgram:
     >>> res = gas.run(g, MyPageRank(), max_iter=100)
     >>> np.round(res.output, 6).tolist()
     [0.333333, 0.333333, 0.333333]
+
+    A per-vertex input as a numpy array attribute (read-only in the methods, indexed by
+    internal vertex id) and a ``gather`` that reads the run's context: each superstep adds the
+    in-neighbours' weights times ``iteration + 1``.
+
+    >>> class Weighted(gas.VertexProgram):
+    ...     vertex_data = {"x": np.float64}
+    ...     dynamic = False
+    ...     def __init__(self, weights):
+    ...         self.weights = np.asarray(weights, dtype=np.float64)
+    ...     def gather(self, v, e, nbr, ctx):
+    ...         return self.weights[nbr.vid] * (ctx.iteration + 1)
+    ...     def apply(self, v, total, ctx):
+    ...         v.x += total
+    >>> gas.run(g, Weighted([1.0, 2.0, 4.0]), max_iter=2).output.tolist()  # 3 * in-neighbour's
+    [12.0, 3.0, 6.0]
     """
 
     vertex_data: dict[str, Any] = {}
@@ -204,6 +262,12 @@ class BoundProgram:
     spec: ProgramSpec
     checks: BoundsChecks | None = None  # the index checks compiled in; None: an unchecked build
     gather_slots: bool = False  # gather_type = Slots(...): apply gets the gather values as an array
+    #: the numpy-array attributes the methods read, ``(name, element dtype, ndim)``: they follow the
+    #: vertex columns in ``_VC`` (``self.w`` -> ``_VC[len(vertex_columns) + i]``), read-only
+    program_arrays: list[tuple[str, np.dtype, int]] = field(default_factory=list)
+    #: where ``ctx`` sits in ``_VC`` when a ``gather`` or ``scatter`` takes it (after the arrays),
+    #: else None; those methods read it as ``_VC[ctx_column][0]``
+    ctx_column: int | None = None
 
     @property
     def checked(self) -> bool:
@@ -239,6 +303,23 @@ class BoundProgram:
         """The structured dtype of the declared vertex fields (the built-in ones left out)."""
         return np.dtype([(k, t) for k, t in self.vertex_columns if k not in self.builtin_columns])
 
+    def extra_columns(self, ctx: np.ndarray) -> tuple[np.ndarray, ...]:
+        """What follows the vertex columns in the ``_VC`` tuple the kernels receive: the
+        program's array attributes the methods read (C-contiguous, native byte order, read-only
+        views, so a compiled method cannot write them), then ``ctx`` when a ``gather`` or
+        ``scatter`` takes it (the engine's own ``ctx`` array, so it sees each superstep's
+        values). Passed as kernel arguments, not compiled in: two programs whose arrays share
+        element type and dimensions share the kernels."""
+        out = []
+        for name, dt, _ in self.program_arrays:
+            arr = np.ascontiguousarray(getattr(self.program, name), dtype=dt)
+            view = arr.view()
+            view.flags.writeable = False
+            out.append(view)
+        if self.ctx_column is not None:
+            out.append(ctx)
+        return tuple(out)
+
     def params(self) -> np.ndarray:
         """The program's numeric attributes as a 1-element structured array."""
         arr = np.zeros(1, self.param_dtype)
@@ -263,35 +344,6 @@ def _param_fields(program: VertexProgram) -> dict[str, Any]:
         for k, v in out.items()
         if isinstance(v, numeric) and not isinstance(v, EdgeDir) and (k in vars(program) or k not in skip)
     }
-
-
-def _param_dtype(params: dict[str, Any], checked: bool = False) -> np.dtype:
-    """The parameter record: one field per numeric attribute, plus where a checked build's
-    bounds checks record a failure (:data:`gas._boundscheck.ERROR_FIELDS`)."""
-
-    def kind(v: Any) -> Any:
-        if isinstance(v, (bool, np.bool_)):
-            return np.bool_
-        if isinstance(v, (float, np.floating)):
-            return np.float64
-        return np.int64
-
-    fields = [(k, kind(v)) for k, v in params.items() if not (checked and k.startswith("_gas_"))]
-    if checked:
-        from gas._boundscheck import ERROR_FIELDS
-
-        fields += list(ERROR_FIELDS)
-    return np.dtype(fields or [("_", np.uint8)])
-
-
-def _check_labels(method: str, names: tuple[str, ...], gt: np.dtype) -> tuple[str, ...]:
-    """Descriptions of the parameters of ``method`` that hold an array gather total."""
-    if not gt.shape:
-        return ()
-    shape = gt.shape if len(gt.shape) > 1 else gt.shape[0]
-    acc = f"the gather total '{{}}' (gather_type ({gt.base.name}, {shape}))"
-    arrays = {"gather": ("acc",), "sum": ("a", "b"), "apply": ("total",)}.get(method, ())
-    return tuple(acc if n in arrays else "" for n in names)
 
 
 def _check_instance(program: Any) -> None:
@@ -343,29 +395,6 @@ def _check_required(program: VertexProgram, cls_name: str, fns: dict[str, Any]) 
     return aggs
 
 
-def _check_signatures(program: VertexProgram, cls_name: str, fns: dict[str, Any], gt: np.dtype) -> None:
-    """Every defined method takes the parameters the engine passes; ``converged`` is a method."""
-    methods = _method_table(gt)
-    for name, fn in fns.items():
-        if fn is None:
-            continue
-        want = methods[name][0]
-        n_params = len(inspect.signature(fn).parameters)
-        if n_params != len(want) + 1:
-            hint = ""
-            if name == "gather" and gt.shape:
-                hint = f" (gather_type {program.gather_type!r} is an array, so gather adds into acc)"
-            elif name == "gather" and n_params == len(ARRAY_METHODS["gather"][0]) + 1:
-                hint = " (the acc form is for an array gather_type such as (np.float64, 4))"
-            raise ProgramError(
-                f"{cls_name}.{name} takes {n_params} parameters; expected {len(want) + 1}: "
-                f"{methods[name][1]}{hint}"
-            )
-    conv = getattr(type(program), "converged", None)
-    if conv is not None and not callable(conv):
-        raise ProgramError(f"{cls_name}.converged must be a method converged(self, ctx) -> bool")
-
-
 def _vertex_fields(program: VertexProgram, cls_name: str) -> dict[str, np.dtype]:
     """The declared vertex fields' dtypes: valid, not built-in names, at least one."""
     fields: dict[str, np.dtype] = {}
@@ -384,11 +413,6 @@ def _vertex_fields(program: VertexProgram, cls_name: str) -> dict[str, np.dtype]
     return fields
 
 
-def _method_table(gt: np.dtype) -> dict[str, tuple[tuple[str, ...], str]]:
-    """The methods' parameters and signatures for a program with gather type ``gt``."""
-    return {**METHODS, **ARRAY_METHODS} if gt.shape else METHODS
-
-
 @dataclass
 class _Layout:
     """The columns a bound program's rewritten methods index, and the names they may use."""
@@ -398,6 +422,8 @@ class _Layout:
     builtins: list[str]
     graph_cols: list[str]
     known: dict[str, list[str]]
+    arrays: dict[str, int]  # program array attribute -> its position in _VC
+    ctx_column: int | None  # the position of ctx in _VC (a gather or scatter takes it), else None
 
 
 def _layout(
@@ -407,9 +433,12 @@ def _layout(
     edge_fields: dict[str, np.dtype],
     aggs: dict[str, str],
     params: dict[str, Any],
+    arrays: dict[str, np.ndarray],
+    ctx_in_columns: bool,
 ) -> _Layout:
-    """The vertex columns (declared fields, then the built-ins the methods name) and the edge
-    columns (the graph's columns the methods name, then the declared edge fields)."""
+    """The vertex columns (declared fields, then the built-ins the methods name; then the
+    program's arrays and ``ctx`` when methods read them through ``_VC``) and the edge columns
+    (the graph's columns the methods name, then the declared edge fields)."""
     names_used = spec.names_in()
     adjacency = NBRS in names_used
     builtins = [
@@ -422,13 +451,15 @@ def _layout(
         "vertex": list(fields) + [b for b in BUILTIN_VERTEX_FIELDS if b != NBR_START] + [NBRS],
         "edge": list(edge_fields) + [k for k in graph.edata if k not in edge_fields],
         "ctx": ["iteration", "num_vertices", "num_edges", *aggs],
-        "self": list(params),
+        "self": list(params) + list(arrays),
     }
     vcols = list(fields.items()) + [(b, BUILTIN_VERTEX_FIELDS[b]) for b in builtins]
     ecols = [(k, graph.edata[k].dtype) for k in graph_cols] + list(edge_fields.items())
     if adjacency:
         ecols.append((NBR_DST, np.dtype(np.int64)))
-    return _Layout(vcols, ecols, builtins, graph_cols, known)
+    apos = {k: len(vcols) + i for i, k in enumerate(arrays)}
+    ctx_column = len(vcols) + len(arrays) if ctx_in_columns else None
+    return _Layout(vcols, ecols, builtins, graph_cols, known, apos, ctx_column)
 
 
 def _rewrite_methods(
@@ -445,7 +476,7 @@ def _rewrite_methods(
     from gas._boundscheck import BoundsChecks, MethodChecks
     from gas._rewrite import rewrite_method
 
-    methods = _method_table(gt)
+    methods = method_table(gt)
     vindex = {k: i for i, (k, _) in enumerate(lay.vcols)}
     eindex = {k: i for i, (k, _) in enumerate(lay.ecols)}
     table = BoundsChecks() if checked else None
@@ -454,13 +485,26 @@ def _rewrite_methods(
         if fn is None:
             continue
         roles = tuple(_ROLES.get(a, "") for a in methods[name][0])
+        ctx_last = takes_ctx(name, fn, gt)  # gather/scatter(..., ctx)
+        if ctx_last:
+            roles += ("ctx",)
         mc = None
         if table is not None:
-            labels = _check_labels(name, methods[name][0], gt)
+            labels = check_labels(name, methods[name][0], gt)
             names = list(inspect.signature(fn).parameters)[1:]
             labels = tuple(lab.format(p) for lab, p in zip(labels, names))
             mc = MethodChecks(table, labels, {"vertex": fields, "edge": edge_fields}, len(gt.shape))
-        rewritten[name] = rewrite_method(fn, f"{cls_name}.{name}", roles, lay.known, vindex, eindex, mc)
+        rewritten[name] = rewrite_method(
+            fn,
+            f"{cls_name}.{name}",
+            roles,
+            lay.known,
+            vindex,
+            eindex,
+            mc,
+            arrays=lay.arrays,
+            ctx_column=lay.ctx_column if ctx_last else None,
+        )
     return rewritten, table
 
 
@@ -499,14 +543,16 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> BoundProg
             f"{cls_name} keeps its gather values in slots (gather_type = {program.gather_type!r}), so "
             "it has no sum; drop sum, or use a number gather_type to sum them"
         )
-    _check_signatures(program, cls_name, fns, gt)
+    check_signatures(program, cls_name, fns, gt)
     fields = _vertex_fields(program, cls_name)
     edge_fields = {
         k: field_dtype(t, f"{cls_name}.edge_data['{k}']") for k, t in dict(program.edge_data).items()
     }
     spec = ProgramSpec.of(program)
     params = _param_fields(program)
-    lay = _layout(spec, graph, fields, edge_fields, aggs, params)
+    arrays = array_fields(program, spec.names_in(), VertexProgram)
+    ctx_in_columns = any(fn is not None and takes_ctx(name, fn, gt) for name, fn in fns.items())
+    lay = _layout(spec, graph, fields, edge_fields, aggs, params, arrays, ctx_in_columns)
     if checked is None:
         checked = bool(getattr(program, "checked", True))
     rewritten, table = _rewrite_methods(fns, cls_name, gt, lay, fields, edge_fields, checked)
@@ -520,7 +566,7 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> BoundProg
         builtin_columns=lay.builtins,
         edge_columns=lay.ecols,
         graph_edge_fields=lay.graph_cols,
-        param_dtype=_param_dtype(params, checked),
+        param_dtype=param_dtype(params, checked),
         ctx_dtype=np.dtype(
             [("iteration", np.int64), ("num_vertices", np.int64), ("num_edges", np.int64)]
             + [(k, np.float64) for k in aggs]
@@ -536,4 +582,6 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> BoundProg
         spec=spec,
         checks=table,
         gather_slots=slots,
+        program_arrays=[(k, native_dtype(a.dtype), a.ndim) for k, a in arrays.items()],
+        ctx_column=lay.ctx_column,
     )

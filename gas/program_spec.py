@@ -14,9 +14,12 @@ cached) and answers every question the engines and the process runtime ask about
   (:attr:`ProgramSpec.order_free`), whether a method reads ``vid``, whether the program has a
   ``priority``, and the weakest consistency model it is safe under.
 
-It sits below :mod:`gas.program` (which validates a program against a graph and rewrites its
-methods) and imports nothing from the engines or the runtime. Roles are the canonical parameter
-names of the methods: ``v`` (the vertex), ``nbr`` (the neighbour) and ``e`` (the edge).
+It also holds the checks :func:`gas.program.validate` makes on a program's method parameters
+(:func:`check_signatures`; ``gather`` and ``scatter`` may take ``ctx`` last) and numpy-array
+attributes (:func:`array_fields`). It sits below :mod:`gas.program` (which validates a program
+against a graph and rewrites its methods) and imports nothing from the engines or the runtime.
+Roles are the canonical parameter names of the methods: ``v`` (the vertex), ``nbr`` (the
+neighbour) and ``e`` (the edge).
 """
 
 from __future__ import annotations
@@ -36,7 +39,23 @@ import numpy as np
 from gas._rewrite import parse_source
 from gas.errors import ProgramError
 
-__all__ = ["ProgramSpec", "METHODS", "ARRAY_METHODS", "field_dtype", "scalar_dtype", "overridden", "Slots"]
+__all__ = [
+    "ProgramSpec",
+    "METHODS",
+    "ARRAY_METHODS",
+    "CTX_OPTIONAL",
+    "field_dtype",
+    "scalar_dtype",
+    "overridden",
+    "Slots",
+    "array_fields",
+    "param_dtype",
+    "check_labels",
+    "check_signatures",
+    "method_table",
+    "native_dtype",
+    "takes_ctx",
+]
 
 # method name -> (parameter names after self, signature shown in error messages)
 METHODS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -53,6 +72,10 @@ ARRAY_METHODS = {
     "gather": (("v", "e", "nbr", "acc"), "gather(self, v, e, nbr, acc) (adds into acc in place)"),
     "sum": (("a", "b"), "sum(self, a, b) (folds b into a in place)"),
 }
+# the methods that may take the run's context as one more, last parameter (PowerGraph's
+# icontext is available in gather and scatter too): gather(self, v, e, nbr, ctx), the array
+# form gather(self, v, e, nbr, acc, ctx), scatter(self, v, e, nbr, ctx)
+CTX_OPTIONAL = ("gather", "scatter")
 # the roles whose fields the analysis records (vertex, neighbour, edge)
 _ROLES = ("v", "nbr", "e")
 # the methods the process runtime looks at (it refuses programs with a priority)
@@ -404,3 +427,122 @@ class ProgramSpec:
         if any(self.vertex_fields[f].shape for f in nbr if f in self.vertex_fields):
             return None
         return frozenset(nbr)
+
+
+# ---------------------------------------------------------------------- checks for validate
+# What gas.program.validate checks on a program's methods and attributes, and the records it
+# makes from them: the methods' parameters (with the optional last ctx of gather and scatter),
+# the numpy-array attributes the methods read, the parameter record of the numeric attributes
+# and the labels a checked build gives an array gather total.
+
+
+def array_fields(program: Any, used: frozenset[str], base: type) -> dict[str, np.ndarray]:
+    """The numpy-array attributes of the instance (and its classes below ``base``) that the
+    methods name (``used``), each checked: numeric or bool, 1 or 2 dimensions."""
+    found: dict[str, Any] = {}
+    for cls in reversed(type(program).__mro__):
+        if cls in (object, base):
+            continue
+        found.update({k: v for k, v in vars(cls).items() if not k.startswith("_")})
+    found.update(vars(program))
+    cls_name = type(program).__name__
+    out: dict[str, np.ndarray] = {}
+    for k, v in found.items():
+        if not isinstance(v, np.ndarray) or k not in used:
+            continue
+        if v.dtype.kind not in "biuf" or v.dtype.fields is not None or v.ndim not in (1, 2):
+            raise ProgramError(
+                f"{cls_name}.{k} is a numpy array of dtype {v.dtype} and shape {v.shape}; compiled "
+                f"methods read only numeric or bool arrays of 1 or 2 dimensions. Fix: set "
+                f"self.{k} = np.asarray(..., dtype=np.float64) (or an integer dtype) in __init__"
+            )
+        out[k] = v
+    return out
+
+
+def param_dtype(params: dict[str, Any], checked: bool = False) -> np.dtype:
+    """The parameter record: one field per numeric attribute, plus where a checked build's
+    bounds checks record a failure (:data:`gas._boundscheck.ERROR_FIELDS`)."""
+
+    def kind(v: Any) -> Any:
+        if isinstance(v, (bool, np.bool_)):
+            return np.bool_
+        if isinstance(v, (float, np.floating)):
+            return np.float64
+        return np.int64
+
+    fields = [(k, kind(v)) for k, v in params.items() if not (checked and k.startswith("_gas_"))]
+    if checked:
+        from gas._boundscheck import ERROR_FIELDS
+
+        fields += list(ERROR_FIELDS)
+    return np.dtype(fields or [("_", np.uint8)])
+
+
+def check_labels(method: str, names: tuple[str, ...], gt: np.dtype) -> tuple[str, ...]:
+    """Descriptions of the parameters of ``method`` that hold an array gather total."""
+    if not gt.shape:
+        return ()
+    shape = gt.shape if len(gt.shape) > 1 else gt.shape[0]
+    acc = f"the gather total '{{}}' (gather_type ({gt.base.name}, {shape}))"
+    arrays = {"gather": ("acc",), "sum": ("a", "b"), "apply": ("total",)}.get(method, ())
+    return tuple(acc if n in arrays else "" for n in names)
+
+
+def check_signatures(program: Any, cls_name: str, fns: dict[str, Any], gt: np.dtype) -> None:
+    """Every defined method takes the parameters the engine passes; ``converged`` is a method."""
+    methods = method_table(gt)
+    for name, fn in fns.items():
+        if fn is None:
+            continue
+        want = methods[name][0]
+        n_params = len(inspect.signature(fn).parameters)
+        if n_params != len(want) + 1 and not (name in CTX_OPTIONAL and n_params == len(want) + 2):
+            hint = ""
+            if name == "gather" and gt.shape:
+                hint = f" (gather_type {program.gather_type!r} is an array, so gather adds into acc)"
+            elif name == "gather" and n_params == len(ARRAY_METHODS["gather"][0]) + 1:
+                hint = " (the acc form is for an array gather_type such as (np.float64, 4))"
+            also = f" (or {len(want) + 2} with ctx)" if name in CTX_OPTIONAL else ""
+            raise ProgramError(
+                f"{cls_name}.{name} takes {n_params} parameters; expected {len(want) + 1}{also}: "
+                f"{methods[name][1]}{hint}"
+            )
+        if name == "gather" and not gt.shape and n_params == len(want) + 2:
+            last = list(inspect.signature(fn).parameters)[-1]
+            if last == "acc":  # the array form's accumulator, not a context
+                raise ProgramError(
+                    f"{cls_name}.gather takes a parameter 'acc', the accumulator of an array gather_type "
+                    f"such as (np.float64, 4); with gather_type {program.gather_type!r} it returns its "
+                    f"value: {methods[name][1]} (a fifth parameter is the run's context, ctx)"
+                )
+    conv = getattr(type(program), "converged", None)
+    if conv is not None and not callable(conv):
+        raise ProgramError(f"{cls_name}.converged must be a method converged(self, ctx) -> bool")
+
+
+def method_table(gt: np.dtype) -> dict[str, tuple[tuple[str, ...], str]]:
+    """The methods' parameters and signatures for a program with gather type ``gt``."""
+    return {**METHODS, **ARRAY_METHODS} if gt.shape else METHODS
+
+
+def native_dtype(dt: np.dtype) -> np.dtype:
+    """``dt`` in the machine's byte order (compiled code reads only that)."""
+    return dt.newbyteorder("=") if dt.byteorder not in ("=", "|") else dt
+
+
+def takes_ctx(name: str, fn: Any, gt: np.dtype) -> bool:
+    """True if method ``name`` (the function ``fn``) takes the run's context as one more, last
+    parameter (``gather(self, v, e, nbr, ctx)``; :data:`CTX_OPTIONAL`).
+
+    Examples
+    --------
+    >>> def gather(self, v, e, nbr, ctx):
+    ...     return ctx.iteration
+    >>> takes_ctx("gather", gather, np.dtype(np.float64))
+    True
+    >>> takes_ctx("gather", gather, np.dtype((np.float64, 2)))  # the array form: that is acc
+    False
+    """
+    want = method_table(gt)[name][0]
+    return name in CTX_OPTIONAL and len(inspect.signature(fn).parameters) == len(want) + 2

@@ -217,7 +217,7 @@ LAYERS = (
     r"gas\.(program|program_spec|_rewrite|_typecheck|_codegen|_boundscheck|_segments|_template.*)",
     r"gas\.(_codegen_cuda|cuda_tuning|cuda_layout|cuda_kernels|cuda_checks|cuda_support)",
     r"gas\.(engine.*|async_engine|exchange_protocol|local_part|greedy_coloring|cuda_device|cuda_engine)",
-    r"gas\.(options|runtime(\..*)?)",
+    r"gas\.(options|inputs|runtime(\..*)?)",
     r"gas\.api",
     r"gas\.algorithms(\..*)?",
     r"gas\.cli(\..*)?",

@@ -31,10 +31,18 @@ def test_no_sys_path_edit(path):
     assert uses == [], f"{path.name} edits sys.path at lines {uses}"
 
 
-@pytest.mark.parametrize("name", ["pagerank", "pagerank_extrapolate", "boundscheck", "cuda"])
+@pytest.mark.parametrize("name", ["pagerank", "pagerank_extrapolate", "boundscheck", "cuda", "startup"])
 def test_runs_as_a_module(name):
     # These import bench.pagerank (and bench._results): under -m that works only as a package.
     cmd = [sys.executable, "-m", f"bench.{name}", "--help"]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("usage:")
+
+
+def test_startup_reads_the_quickstart_command():
+    from bench.startup import quickstart_commands
+
+    cmds = quickstart_commands()
+    assert cmds[-1][:2] == ["gas", "pagerank"]
+    assert all(c[0] == "gas" for c in cmds)

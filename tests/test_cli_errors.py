@@ -186,6 +186,11 @@ _INPUT_ROWS = [
     _row(cmd.replace("{IN}", "{" + name + "}"), 2, *frags, id=f"{cmd.split()[0]}-{name}")
     for cmd in _GRAPH_CMDS
     for name, frags in _BAD_INPUTS.items()
+    # a bad third column is read (and refused) only where weights are: --weighted, or gas info
+    if name != "abc" or cmd.startswith("info")
+] + [
+    _row("pagerank {abc} --weighted", 2, *_BAD_INPUTS["abc"], id="pagerank-abc"),
+    _row("sssp {abc} --source 0 --weighted", 2, *_BAD_INPUTS["abc"], id="sssp-abc"),
 ]
 
 _ARG_ROWS = [
@@ -267,9 +272,9 @@ _ARG_ROWS = [
     _row("pagerank {winf} --weighted", 2, "winf.txt:3:", "inf", "finite"),
     _row("pagerank {wneg} --weighted", 2, "wneg.txt:3:", "-3.0"),
     _row("pagerank {wnan} --weighted", 2, "wnan.txt:3:", "NaN"),
-    _row("sssp {wneg} --source 0", 2, "wneg.txt:3:", "-3.0", ">= 0"),
+    _row("sssp {wneg} --source 0 --weighted", 2, "wneg.txt:3:", "-3.0", ">= 0", "drop --weighted"),
     _row("pagerank {negw} --weighted", 2, "negw.npz", "-2.0", "edge 1 -> 2"),
-    _row("sssp {negw} --source 0", 2, "negw.npz", "-2.0", "edge 1 -> 2"),
+    _row("sssp {negw} --source 0 --weighted", 2, "negw.npz", "-2.0", "edge 1 -> 2"),
     # partition's own options
     _row("partition {good} --parts 0", 2, "at least 1 part"),
     _row("partition {good} --gather-bytes -1", 2, "--gather-bytes", ">= 0"),
@@ -338,7 +343,13 @@ def test_bad_input_or_argument_is_a_clear_error(files, capsys, monkeypatch, argv
 _SUBPROCESS_ROWS = [
     _row("pagerank {good} --procs {too_many}", 2, "GAS_MAX_PROCS", "cores", id="pagerank-procs-too-many"),
     _row("coloring {good} --procs {too_many}", 2, "GAS_MAX_PROCS", "cores", id="coloring-procs-too-many"),
-    _row("sssp {wneg_big} --source 0 --procs 2 -q", 2, "wneg_big.txt:251:", "-1.5", id="sssp-procs2-negw"),
+    _row(
+        "sssp {wneg_big} --source 0 --weighted --procs 2 -q",
+        2,
+        "wneg_big.txt:251:",
+        "-1.5",
+        id="sssp-procs2-negw",
+    ),
     _row("cc {garbage} --procs 2 -q", 2, "garbage.bin:1:", id="cc-procs2-garbage"),
     _row("pagerank {huge} -q", 2, "huge.npz", "8.00 TiB", id="pagerank-huge-npz"),
     _row("pagerank {good} --procs 2 -q -o {adir}", 2, "adir", "folder", id="pagerank-procs2-out-dir"),

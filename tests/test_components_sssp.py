@@ -27,8 +27,8 @@ def test_cc_matches_networkx_on_shared(rel):
     path = shared_path(rel)
     g = gas.io.load(path)
     ref = _nx_components(nx_digraph(path))
-    ours = connected_components(g)
-    assert ours.tolist() == [ref[i] for i in g.ids.tolist()]
+    ours = connected_components(g)  # by internal id: g.ids gives the smallest original id
+    assert g.ids[ours].tolist() == [ref[i] for i in g.ids.tolist()]
 
 
 def test_cc_small_cases():
@@ -48,8 +48,8 @@ def test_cc_random_graphs_and_debug_mode():
     G = nx.DiGraph(list(zip(src.tolist(), dst.tolist())))
     ref = _nx_components(G)
     expect = [ref[i] for i in g.ids.tolist()]
-    assert connected_components(g).tolist() == expect
-    assert connected_components(g, debug=True).tolist() == expect
+    assert g.ids[connected_components(g)].tolist() == expect
+    assert g.ids[connected_components(g, debug=True)].tolist() == expect
 
 
 def test_sssp_weighted_matches_dijkstra():

@@ -43,7 +43,7 @@ def test_core_numbers_and_communities_equal_networkx(name, g):
     want = nx.core_number(G)
     assert core_number(g).tolist() == [want[v] for v in ids]
     best = {v: min(c) for c in nx_lpa(G) for v in c}
-    assert label_propagation_communities(g).tolist() == [best[v] for v in ids]
+    assert g.ids[label_propagation_communities(g)].tolist() == [best[v] for v in ids]
 
 
 def test_slots_hold_each_edge_value_in_edge_order():

@@ -12,10 +12,16 @@ import argparse
 import numpy as np
 import pytest
 
-from gas import _build
-from gas._build import build_csc, build_csr, build_csr_by_two_sorts, compact_ids
+from gas import _build, graph_build
+from gas._build import (
+    build_csc,
+    build_csr,
+    build_csr_by_two_sorts,
+    compact_ids,
+)
 from gas.cli.common import load_graph
 from gas.graph import Graph
+from gas.graph_build import build_in_edges, csr_of, out_edges_of
 from gas.io.load import load
 
 
@@ -101,7 +107,7 @@ def test_load_undirected_equals_cli_symmetrized(tmp_path, weighted):
     p.write_text("\n".join(r if weighted else " ".join(r.split()[:2]) for r in rows) + "\n")
     g = load(p, undirected=True)
     ns = argparse.Namespace(file=str(p), keep_duplicates=False, skip_rows=0, undirected=True, quiet=True)
-    ref = load_graph(ns)  # what `gas ... --undirected` builds
+    ref = load_graph(ns, weights=weighted)  # what `gas ... --undirected [--weighted]` builds
     for name in ("ids", "out_indptr", "src", "dst", "in_indptr", "in_src", "in_eid"):
         np.testing.assert_array_equal(getattr(g, name), getattr(ref, name))
     assert sorted(g.edata) == sorted(ref.edata)
@@ -153,3 +159,61 @@ def test_build_csc_matches_stable_argsort():
     np.testing.assert_array_equal(in_eid, order)
     np.testing.assert_array_equal(in_src, s[order])
     np.testing.assert_array_equal(in_indptr, np.concatenate([[0], np.cumsum(np.bincount(d, minlength=n))]))
+
+
+@pytest.mark.parametrize("bin_edges", [64, None])
+@pytest.mark.parametrize("dedupe", [True, False])
+@pytest.mark.parametrize("n,m", [(1, 4), (9, 200), (500, 6000), (3000, 20000)])
+def test_build_in_edges_matches_lexsort(n, m, dedupe, bin_edges, monkeypatch):
+    # oracle: numpy's stable lexsort (CSC: by target then source, CSR: by source then target,
+    # ties in input order) over the edges kept, the LAST of each repeated pair with dedupe
+    if bin_edges:  # many small bins, as a large graph has
+        monkeypatch.setattr(graph_build, "_BIN_EDGES", bin_edges)
+    rng = np.random.default_rng(n + m)
+    s = rng.integers(0, n, m)
+    d = rng.integers(0, n, m)
+    d[: m // 5] = n // 2  # a hub: one long in-edge list
+    keep = np.arange(m)
+    if dedupe:
+        last = {}
+        for i, pair in enumerate(zip(s.tolist(), d.tolist(), strict=True)):
+            last[pair] = i
+        keep = np.array(sorted(last.values()), dtype=np.int64)
+    csc = keep[np.lexsort((s[keep], d[keep]))]
+    csr = keep[np.lexsort((d[keep], s[keep]))]
+    in_indptr, in_src, take = build_in_edges(s, d, n, dedupe, with_take=True)
+    np.testing.assert_array_equal(take, csc)
+    np.testing.assert_array_equal(in_src, s[csc])
+    np.testing.assert_array_equal(
+        in_indptr, np.concatenate([[0], np.cumsum(np.bincount(d[keep], minlength=n))])
+    )
+    out_indptr, in_eid = out_edges_of(in_src, n)
+    np.testing.assert_array_equal(
+        out_indptr, np.concatenate([[0], np.cumsum(np.bincount(s[keep], minlength=n))])
+    )
+    at = np.empty(m, np.int64)
+    at[csr] = np.arange(csr.shape[0])  # CSR position of each input edge kept
+    np.testing.assert_array_equal(in_eid, at[csc])
+    src, dst = csr_of(in_indptr, in_eid, out_indptr)
+    np.testing.assert_array_equal(src, s[csr])
+    np.testing.assert_array_equal(dst, d[csr])
+
+
+@pytest.mark.parametrize("dedupe", [True, False])
+def test_from_edges_weights_follow_their_edges(dedupe):
+    # oracle: a Python dict of (src, dst) -> the last weight given (dedupe), or every weight in
+    # input order per pair (parallel edges kept); both build paths run (fixture "paths")
+    rng = np.random.default_rng(5)
+    s, d = rng.integers(0, 40, 3000), rng.integers(0, 40, 3000)
+    w = rng.random(3000)
+    g = Graph.from_edges(s, d, num_vertices=50, weights=w, dedupe=dedupe)
+    got: dict[tuple[int, int], list[float]] = {}
+    for a, b, x in zip(g.src.tolist(), g.dst.tolist(), g.weights.tolist(), strict=True):
+        got.setdefault((a, b), []).append(x)
+    want: dict[tuple[int, int], list[float]] = {}
+    for a, b, x in zip(s.tolist(), d.tolist(), w.tolist(), strict=True):
+        want[(a, b)] = [x] if dedupe else want.get((a, b), []) + [x]
+    assert got == want
+    assert g.num_duplicates == (3000 - len(want) if dedupe else 0)
+    np.testing.assert_array_equal(g.in_src, g.src[g.in_eid])  # CSC slots name their CSR edges
+    np.testing.assert_array_equal(np.diff(g.in_indptr), np.bincount(g.dst, minlength=50))

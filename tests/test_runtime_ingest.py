@@ -218,8 +218,8 @@ def test_pagerank_and_cc_from_a_scaled_out_load(tmp_path, P, method):
     out = _threads(P, job)
     ref = gas.algorithms.pagerank(g, tol=1e-12, max_iter=300)
     assert np.abs(out[0][1].output - ref).sum() <= 1e-9
-    # connected_components labels by the smallest original id of the component
-    np.testing.assert_array_equal(g.ids[out[0][2].output], gas.algorithms.connected_components(g))
+    # both label each vertex by the internal id of its component's smallest vertex
+    np.testing.assert_array_equal(out[0][2].output, gas.algorithms.connected_components(g))
     # written with original ids: the id table is the single-process one
     np.testing.assert_array_equal(out[0][0].ids, g.ids)
 
@@ -250,7 +250,8 @@ def test_cli_scaled_out_cc_with_procs_and_sssp_under_env_launcher(tmp_path):
     p = _write(tmp_path / "g.txt", lines)
     src = lines[0].split()[0]
     ref_cc, ref_sp = tmp_path / "cc1.tsv", tmp_path / "sp1.tsv"
-    for args in (["cc", p, "-q", "-o", str(ref_cc)], ["sssp", p, "--source", src, "-q", "-o", str(ref_sp)]):
+    sp_args = ["sssp", p, "--source", src, "--weighted", "-q", "-o", str(ref_sp)]  # weights only when asked
+    for args in (["cc", p, "-q", "-o", str(ref_cc)], sp_args):
         r = _cli(args)
         assert r.wait(180) == 0, r.stderr.read()
     out_cc = tmp_path / "cc2.tsv"
@@ -265,7 +266,7 @@ def test_cli_scaled_out_cc_with_procs_and_sssp_under_env_launcher(tmp_path):
     procs = []
     for rank in range(2):
         env = dict(os.environ, RANK=str(rank), WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-        procs.append(_cli(["sssp", p, "--source", src, "-q", "-o", str(out_sp)], env=env))
+        procs.append(_cli(["sssp", p, "--source", src, "--weighted", "-q", "-o", str(out_sp)], env=env))
     for pr in procs:
         _, err = pr.communicate(timeout=180)
         assert pr.returncode == 0, err

@@ -7,8 +7,10 @@ summary on stdout and writes ``id<TAB>value`` per vertex with ``--output``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -18,10 +20,12 @@ from gas.cli.common import (
     HelpFormatter,
     add_async_options,
     add_common_options,
+    add_deprecated_flag,
     add_device_option,
     load_graph,
     parse_id,
     progress_printer,
+    run_summary,
     unconverged_output,
     write_output,
 )
@@ -30,8 +34,10 @@ from gas.cli.distributed import (
     maybe_distributed,
     maybe_distributed_file,
 )
+from gas.cli.hints import cli_message
+from gas.cli.stats import StatsRecorder, add_stats_options, finish_pagerank, recording, use_max_error
 from gas.cuda_device import device_engine
-from gas.errors import GasError, GraphError, InputError
+from gas.errors import ConvergenceError, GasError, GraphError, InputError
 
 __all__ = ["register"]
 
@@ -190,26 +196,29 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
     if every and args.engine == "async":
         raise GasError("--extrapolate-every is for the synchronous engine; drop it or --engine async")
     files = _personal_inputs(args)
+    use_max_error(args)  # --max-error's rule, before any work (a file job's ranks finish it)
     if not files and (status := _whole_file_job(args, "pagerank")) is not None:
         return status
-    g = load_graph(args, check_weights="finite-nonnegative" if args.weighted else None)
+    g = load_graph(args, check_weights="finite-nonnegative", weights=args.weighted)
     _resolve_device(args, g)
+    use_max_error(args, g.num_vertices, rec := StatsRecorder(args, "pagerank", args.alpha))
     if not files and (status := maybe_distributed(args, g, "pagerank")) is not None:
         return status
     flag = {a: f for f, a in PERSONAL_FLAGS.items()}
     vectors = {a: read_vertex_weights(path, g, flag[a]) for a, path in files.items()}
     if files and args.procs > 1:  # the rest (seed) of a local-process run, as maybe_distributed's
         vectors.update(procs=args.procs, partition=args.partition, options=RunOptions(seed=args.seed))
-    with warnings.catch_warnings(record=True) as caught, unconverged_output(args, g, "%.17g"):
+    progress = progress_printer(args.quiet)
+    with warnings.catch_warnings(record=True) as caught, unconverged_output(args, g, "%.17g"), recording(rec):
         warnings.simplefilter("always")
         ranks, res = pagerank(
             g,
             alpha=args.alpha,
             tol=args.tol,
             max_iter=args.max_iter,
-            weight="weight" if (args.weighted and g.weights is not None) else None,
+            weight="weight" if args.weighted else None,
             threads=args.threads,
-            progress=progress_printer(args.quiet),
+            progress=rec.wrap(progress),
             return_result=True,
             engine=args.engine,
             scheduler=args.scheduler,
@@ -219,11 +228,12 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
             **({} if every is None else {"extrapolate_every": every}),
             **vectors,
         )
+        finish_pagerank(rec, args, g, ranks, res, personalized=bool(files))
     for w in caught:
-        print(f"gas: warning: {w.message}", file=sys.stderr)
+        text = cli_message(str(w.message), getattr(args, "cli_options", {}))
+        print(f"gas: warning: {text}", file=sys.stderr)
     if not args.quiet:
-        secs = sum(s["seconds"] for s in res.stats)
-        print(f"{res.iterations} iterations in {secs:.2f} s", file=sys.stderr)
+        print(run_summary(res.iterations, "iterations", res.stats, progress), file=sys.stderr)
     write_output(args, g, ranks, "%.17g")
     if args.top:
         order = np.argsort(-ranks, kind="stable")[: args.top]
@@ -231,6 +241,18 @@ def _cmd_pagerank(args: argparse.Namespace) -> int:
         for v in order.tolist():
             print(f"{g.ids[v]}\t{ranks[v]:.17g}")
     return 0
+
+
+@contextlib.contextmanager
+def _original_labels(g: Any) -> Iterator[None]:
+    """A partial component labelling (internal ids) carried by a ConvergenceError, turned into
+    original ids before the CLI writes it."""
+    try:
+        yield
+    except ConvergenceError as exc:
+        if isinstance(exc.result, np.ndarray):
+            exc.result = g.ids[exc.result]
+        raise
 
 
 def _cmd_cc(args: argparse.Namespace) -> int:
@@ -242,10 +264,13 @@ def _cmd_cc(args: argparse.Namespace) -> int:
     _resolve_device(args, g)
     if (status := maybe_distributed(args, g, "cc")) is not None:
         return status
-    with unconverged_output(args, g, "%s"):
+    rec = StatsRecorder(args, "cc")
+    with unconverged_output(args, g, "%s"), _original_labels(g), recording(rec):
         comp = connected_components(
-            g, threads=args.threads, progress=progress_printer(args.quiet), device=args.device
+            g, threads=args.threads, progress=rec.wrap(progress_printer(args.quiet)), device=args.device
         )
+    rec.finish()
+    comp = g.ids[comp]  # each component labelled by its smallest ORIGINAL id
     labels, sizes = np.unique(comp, return_counts=True)
     print(f"components\t{labels.size}")
     if sizes.size:
@@ -262,24 +287,29 @@ def _cmd_cc(args: argparse.Namespace) -> int:
 def _cmd_sssp(args: argparse.Namespace) -> int:
     from gas.algorithms import sssp
 
+    if args.hops and args.weighted:
+        raise GasError("--hops (deprecated: hop counts are the default) contradicts --weighted: drop one")
+    args.hops = not args.weighted  # what the process runtime and the snapshots' manifest read
     if (status := _whole_file_job(args, "sssp")) is not None:
         return status
-    g = load_graph(args, check_weights=None if args.hops else "nonnegative")
+    g = load_graph(args, check_weights="nonnegative", weights=args.weighted)
     _resolve_device(args, g)
     if (status := maybe_distributed(args, g, "sssp")) is not None:
         return status
     src = parse_id(args.source, g)
-    with unconverged_output(args, g, "%.17g"):
+    rec = StatsRecorder(args, "sssp")
+    with unconverged_output(args, g, "%.17g"), recording(rec):
         dist = sssp(
             g,
             src,
-            weight=None if args.hops else "weight",
+            weight="weight" if args.weighted else None,
             threads=args.threads,
-            progress=progress_printer(args.quiet),
+            progress=rec.wrap(progress_printer(args.quiet)),
             device=args.device,
         )
+    rec.finish()
     reach = np.isfinite(dist)
-    kind = "hops" if (args.hops or g.weights is None) else "weighted"
+    kind = "weighted" if args.weighted else "hops"
     print(f"source\t{args.source}\nmode\t{kind}\nreachable\t{int(reach.sum())}")
     if reach.any():
         print(f"max_distance\t{float(dist[reach].max()):.17g}")
@@ -288,7 +318,7 @@ def _cmd_sssp(args: argparse.Namespace) -> int:
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    g = load_graph(args)
+    g = load_graph(args, weights=None)  # describes the file: weights when it has them
     info = g.info()
     rows = [
         ("vertices", f"{info['vertices']:,d}"),
@@ -319,13 +349,22 @@ def _add_pagerank(sub: Any) -> None:
     add_common_options(p)
     p.add_argument("--alpha", type=unit_interval, default=0.85, help="damping factor, in [0, 1]")
     p.add_argument(
-        "--tol",
+        "--max-error",
         type=tolerance,
         default=1e-6,
         help=(
-            "stop when the L1 change < num_vertices * tol (networkx's rule and default; the L1 "
-            "error left can be far above tol, about 1e-2 on ego-Facebook; for tight ranks use a "
-            "smaller tol and a larger --max-iter)"
+            "stop once the L1 distance to the fixed point is provably below this: the last L1 "
+            "change times alpha / (1 - alpha) (see gas.cli.error_bound; --engine async: checked "
+            "after the run by one more power step); the bound is printed at the end"
+        ),
+    )
+    p.add_argument(
+        "--tol",
+        type=tolerance,
+        default=None,
+        help=(
+            "instead of --max-error, networkx's rule: stop when the L1 change < num_vertices * tol "
+            "(networkx's default 1e-6 can leave an L1 error far above tol on large graphs)"
         ),
     )
     p.add_argument(
@@ -358,6 +397,7 @@ def _add_pagerank(sub: Any) -> None:
         help="send the rank of vertices without out-edges here; none: as --personalization",
     )
     add_runtime_options(p)
+    add_stats_options(p)
     p.set_defaults(func=_cmd_pagerank)
 
 
@@ -389,20 +429,28 @@ def register(sub: Any) -> None:
     p.add_argument("--top", type=nonneg_int, default=0, help="print the K largest components")
     add_device_option(p)
     add_runtime_options(p)
+    add_stats_options(p)
     p.set_defaults(func=_cmd_cc)
 
     p = sub.add_parser(
         "sssp",
         help="single-source shortest paths",
         formatter_class=HelpFormatter,
-        description="Distances from --source (weighted if the file has a third column, "
-        "else hop counts); unreachable = inf.",
+        description="Distances from --source: hop counts, or with --weighted the sums of the third "
+        "column's edge weights (>= 0); unreachable = inf.",
     )
     add_common_options(p)
     p.add_argument("--source", required=True, metavar="ID", help="original id of the source vertex")
-    p.add_argument("--hops", action="store_true", help="count hops even if the file has weights")
+    p.add_argument(
+        "--weighted", action="store_true", help="use the third column as edge lengths (else: hop counts)"
+    )
+    add_deprecated_flag(
+        p, "--hops", dest="hops", const=True, note="hop counts are the default; drop it (--weighted: weights)"
+    )
+    p.set_defaults(hops=False)
     add_device_option(p)
     add_runtime_options(p)
+    add_stats_options(p)
     p.set_defaults(func=_cmd_sssp)
 
     p = sub.add_parser(

@@ -11,18 +11,19 @@ import os
 import sys
 from collections.abc import Sequence
 
-from gas.cli import analytics, centrality, coloring, diameter, lda, mf, partition, resume, toolkits
+from gas.cli import analytics, centrality, coloring, diameter, lda, mf, partition, resume, toolkits, warmup
 from gas.cli.common import HelpFormatter
+from gas.cli.hints import cli_message, convergence_hint, subcommand_options
 from gas.errors import ConvergenceError, GasError
 from gas.io.atomic import check_output_path
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 # modules that add their own subcommands with register(subparsers), in --help order
-SUBCOMMANDS = (analytics, toolkits, centrality, diameter, partition, coloring, mf, lda, resume)
+SUBCOMMANDS = (analytics, toolkits, centrality, diameter, partition, coloring, mf, lda, resume, warmup)
 
 # options naming a path the run writes: checked before any work (folders for the last three)
-_OUTPUTS = ("output", "output_topics", "save_model", "checkpoint_dir", "dir")
+_OUTPUTS = ("output", "output_topics", "stats", "plot", "save_model", "checkpoint_dir", "dir")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,21 +84,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     largest	3
     0
     """
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    # the subcommand's flags: library keywords in messages are said as these (gas.cli.common.cli_message)
+    options = args.cli_options = subcommand_options(parser, args.command)
     try:
         _check_outputs(args)
         return int(args.func(args) or 0)
     except ConvergenceError as exc:
-        print(f"gas: error: {exc}", file=sys.stderr)
+        print(f"gas: error: {cli_message(str(exc), options)}", file=sys.stderr)
         if not getattr(args, "allow_unconverged", False):
-            print(
-                "  hint: raise --max-iter (or --iters), loosen --tol, or pass --allow-unconverged to "
-                "write the partial result anyway",
-                file=sys.stderr,
-            )
+            print(f"  hint: {convergence_hint(options)}", file=sys.stderr)
         return 3
     except GasError as exc:
-        print(f"gas: error: {exc}", file=sys.stderr)
+        print(f"gas: error: {cli_message(str(exc), options)}", file=sys.stderr)
         return 2
     except FileNotFoundError as exc:
         print(f"gas: error: {exc.filename or exc}: file not found", file=sys.stderr)

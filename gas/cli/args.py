@@ -26,9 +26,11 @@ __all__ = [
     "max_procs",
     "nonneg_float",
     "nonneg_int",
+    "plot_path",
     "positive_float",
     "positive_int",
     "procs",
+    "stats_path",
     "tolerance",
     "unit_interval",
 ]
@@ -203,3 +205,65 @@ def procs(text: str) -> int:
             f"(set GAS_MAX_PROCS={x} to override)"
         )
     return x
+
+
+#: ``--stats FILE``: the file formats, by extension
+STATS_FORMATS = {".csv": "csv", ".json": "json"}
+#: ``--plot FILE``: the image formats matplotlib writes without extra packages
+PLOT_FORMATS = (".png", ".svg", ".pdf")
+
+
+def stats_path(text: str) -> str:
+    """``--stats FILE``: a path ending in ``.csv`` or ``.json`` (the format), checked at parse time.
+
+    Examples
+    --------
+    >>> stats_path("run.json")
+    'run.json'
+    >>> stats_path("run.txt")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a file name ending in .csv or .json (the format), got 'run.txt'
+    """
+    if os.path.splitext(text)[1].lower() not in STATS_FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"expected a file name ending in .csv or .json (the format), got {text!r}"
+        )
+    return text
+
+
+def plot_path(text: str) -> str:
+    """``--plot FILE.png``: an image path (``.png``, ``.svg`` or ``.pdf``), refused at parse time
+    when matplotlib, the optional ``plot`` extra, is not installed.
+
+    Examples
+    --------
+    >>> plot_path("conv.gif")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected an image file name ending in .png, .svg or .pdf, got 'conv.gif'
+    """
+    if os.path.splitext(text)[1].lower() not in PLOT_FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"expected an image file name ending in .png, .svg or .pdf, got {text!r}"
+        )
+    if not _installed("matplotlib"):
+        raise argparse.ArgumentTypeError(
+            "drawing a plot needs matplotlib, which is not installed: pip install 'gaslab[plot]' "
+            "(or drop --plot; --stats FILE.csv records the same numbers)"
+        )
+    return text
+
+
+def _installed(module: str) -> bool:
+    """Whether ``import module`` would find it, without importing it (``sys.modules[module] =
+    None``, the standard way to hide a module, counts as missing)."""
+    import importlib.util
+    import sys
+
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False

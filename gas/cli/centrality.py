@@ -28,18 +28,20 @@ from gas.cli.common import (
     unconverged_output,
     write_output,
 )
+from gas.cli.stats import StatsRecorder, add_stats_options, recording
 from gas.errors import ConvergenceError
 
 __all__ = ["register"]
 
 
-def _how(args: argparse.Namespace) -> dict[str, Any]:
-    """The run settings every centrality subcommand passes to its library function."""
+def _how(args: argparse.Namespace, rec: StatsRecorder) -> dict[str, Any]:
+    """The run settings every centrality subcommand passes to its library function (``rec``
+    records each iteration for ``--stats``/``--plot``)."""
     return dict(
         threads=args.threads,
         procs=args.procs,
         partition=args.partition,
-        progress=progress_printer(args.quiet),
+        progress=rec.wrap(progress_printer(args.quiet)),
     )
 
 
@@ -75,9 +77,10 @@ def _unconverged_pairs(args: argparse.Namespace, g: Any) -> Iterator[None]:
 def _cmd_hits(args: argparse.Namespace) -> int:
     from gas.algorithms.hits import hits
 
-    g = load_graph(args)
-    with _unconverged_pairs(args, g):
-        hubs, auth = hits(g, max_iter=args.max_iter, tol=args.tol, weight=_weight(args), **_how(args))
+    g = load_graph(args, weights=args.weighted)
+    with _unconverged_pairs(args, g), recording(rec := StatsRecorder(args, "hits")):
+        hubs, auth = hits(g, max_iter=args.max_iter, tol=args.tol, weight=_weight(args), **_how(args, rec))
+    rec.finish()
     _print_top(g, auth, {"hub": hubs, "authority": auth}, args.top)
     write_output(args, g, _pairs(hubs, auth), "%s")
     return 0
@@ -86,8 +89,8 @@ def _cmd_hits(args: argparse.Namespace) -> int:
 def _cmd_katz(args: argparse.Namespace) -> int:
     from gas.algorithms.centrality import katz_centrality
 
-    g = load_graph(args)
-    with unconverged_output(args, g, "%.17g"):
+    g = load_graph(args, weights=args.weighted)
+    with unconverged_output(args, g, "%.17g"), recording(rec := StatsRecorder(args, "katz")):
         x = katz_centrality(
             g,
             alpha=args.alpha,
@@ -95,8 +98,9 @@ def _cmd_katz(args: argparse.Namespace) -> int:
             max_iter=args.max_iter,
             tol=args.tol,
             weight=_weight(args),
-            **_how(args),
+            **_how(args, rec),
         )
+    rec.finish()
     _print_top(g, x, {"katz": x}, args.top)
     write_output(args, g, x, "%.17g")
     return 0
@@ -105,11 +109,12 @@ def _cmd_katz(args: argparse.Namespace) -> int:
 def _cmd_eigenvector(args: argparse.Namespace) -> int:
     from gas.algorithms.centrality import eigenvector_centrality
 
-    g = load_graph(args)
-    with unconverged_output(args, g, "%.17g"):
+    g = load_graph(args, weights=args.weighted)
+    with unconverged_output(args, g, "%.17g"), recording(rec := StatsRecorder(args, "eigenvector")):
         x = eigenvector_centrality(
-            g, max_iter=args.max_iter, tol=args.tol, weight=_weight(args), **_how(args)
+            g, max_iter=args.max_iter, tol=args.tol, weight=_weight(args), **_how(args, rec)
         )
+    rec.finish()
     _print_top(g, x, {"eigenvector": x}, args.top)
     write_output(args, g, x, "%.17g")
     return 0
@@ -124,7 +129,9 @@ def _add_shared(p: argparse.ArgumentParser, max_iter: int, tol: float, rule: str
         "--max-iter", type=positive_int, default=max_iter, help="most iterations (networkx's default)"
     )
     p.add_argument("--tol", type=tolerance, default=tol, help=f"stop when {rule} (networkx's default)")
-    p.add_argument("--weighted", action="store_true", help="use the third column as edge weights")
+    p.add_argument(
+        "--weighted", action="store_true", help="use the third column as edge weights (else: every edge 1)"
+    )
     p.add_argument("--top", type=nonneg_int, default=10, help="print the top K vertices (0: none)")
     p.add_argument("--procs", type=procs, default=1, help="run on N local processes (same answer)")
     p.add_argument(
@@ -134,6 +141,7 @@ def _add_shared(p: argparse.ArgumentParser, max_iter: int, tol: float, rule: str
         metavar="METHOD",
         help="partitioner for --procs: " + ", ".join(available_methods()),
     )
+    add_stats_options(p)
 
 
 def register(sub: Any) -> None:

@@ -13,6 +13,7 @@ from gas.cli.common import (
     progress_printer,
     write_output,
 )
+from gas.cli.stats import StatsRecorder, add_stats_options
 from gas.errors import GasError
 
 __all__ = ["register"]
@@ -28,16 +29,18 @@ def _cmd_coloring(args: argparse.Namespace) -> int:
             known = ", ".join(available_methods())
             raise GasError(f"Unknown --partition {args.partition!r}; known: {known}")
     g = load_graph(args)
+    rec = StatsRecorder(args, "coloring")
     colors = coloring(
         g,
         consistency=args.consistency,
         scheduler=args.scheduler,
         repair=args.repair,
         threads=args.threads,
-        progress=progress_printer(args.quiet),
+        progress=rec.wrap(progress_printer(args.quiet)),
         procs=args.procs,
         partition=args.partition,
     )
+    rec.finish()
     print(f"colors\t{int(colors.max()) + 1 if colors.size else 0}")
     print(f"conflicting_edges\t{count_conflicts(g, colors)}")
     write_output(args, g, colors, "%d")
@@ -76,4 +79,5 @@ def register(sub: Any) -> None:
         help="run on N local processes (chromatic steps; scheduler fifo or sweep; edge or vertex)",
     )
     p.add_argument("--partition", default="hdrf", metavar="METHOD", help="partitioner for --procs")
+    add_stats_options(p)
     p.set_defaults(func=_cmd_coloring)

@@ -21,7 +21,7 @@ import argparse
 import contextlib
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -32,14 +32,18 @@ from gas.errors import ConvergenceError
 from gas.io.atomic import atomic_open
 
 __all__ = [
+    "DeprecatedFlag",
     "HelpFormatter",
+    "ProgressPrinter",
     "add_async_options",
     "add_common_options",
+    "add_deprecated_flag",
     "add_device_option",
     "add_unconverged_option",
     "load_graph",
     "parse_id",
     "progress_printer",
+    "run_summary",
     "unconverged_output",
     "write_output",
     "write_values",
@@ -47,19 +51,100 @@ __all__ = [
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Help that shows every default and keeps the descriptions' own line breaks.
+    """Help that shows each meaningful default once and keeps the descriptions' own line breaks.
+
+    ``(default: X)`` is added to an option's help unless the help already states its default
+    (``(default ...`` or ``default:``), the default is ``None`` (not given: the help says what happens then),
+    or the option is an on/off switch that is off by default (``store_true``). A
+    ``--x/--no-x`` pair shows the one in effect by default: ``(default: --x)``.
 
     Examples
     --------
     >>> import argparse
     >>> p = argparse.ArgumentParser(prog="demo", formatter_class=HelpFormatter)
     >>> _ = p.add_argument("--k", type=int, default=3, help="how many")
-    >>> "(default: 3)" in p.format_help()
-    True
+    >>> _ = p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
+    >>> _ = p.add_argument("--fast", action="store_true", help="go fast")
+    >>> text = " ".join(p.format_help().split())
+    >>> "(default: 3)" in text, text.count("(default:"), "(default: None)" in text
+    (True, 2, False)
     """
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        """Wrap option help at spaces only: a flag such as ``--weighted-lambda`` stays whole."""
+        import textwrap
 
-def progress_printer(quiet: bool) -> Callable[[dict[str, Any]], None] | None:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if isinstance(action, argparse.BooleanOptionalAction) and isinstance(action.default, bool):
+            if "%(default)" in text or "(default" in text:
+                return action.help
+            on, off = action.option_strings[0], action.option_strings[-1]  # --x, --no-x
+            return f"{text} (default: {on if action.default else off})"
+        if (
+            "%(default)" in text
+            or "(default" in text
+            or "default:" in text
+            or action.default is None
+            or action.default is argparse.SUPPRESS
+            or isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction))
+            or action.nargs == 0
+        ):
+            return action.help
+        return super()._get_help_string(action)
+
+
+class ProgressPrinter:
+    """The per-superstep progress line on stderr, and the clock the run's summary uses.
+
+    Each line shows the superstep's own seconds and ``(total X s)``, the running sum of those
+    seconds: the supersteps alone, the same sum the summary line reports (:meth:`summary`).
+    The time before the first superstep (compiling the kernels, building the run) is not in
+    any column; the summary states it separately, measured on the wall clock from the
+    printer's creation.
+
+    Examples
+    --------
+    >>> show = ProgressPrinter()
+    >>> show({"iteration": 1, "active": 5, "edges": 9, "seconds": 0.5})  # doctest: +SKIP
+    iter    1  active          5  edges            9  0.500 s  (total 0.50 s)
+    >>> show.total = 0.5  # as after that line
+    >>> show.summary(1, "supersteps", wall=2.0)
+    '1 supersteps in 0.50 s (sum of the per-step times; 1.50 s outside them: compilation, set-up)'
+    """
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.total = 0.0
+
+    def __call__(self, stat: dict[str, Any]) -> None:
+        self.total += float(stat["seconds"])
+        extra = ""
+        if "change" in stat:
+            extra = f"  residual {stat['change']:.3e}"
+        if stat.get("extrapolated"):
+            extra += " (extrapolated)"
+        print(
+            f"iter {stat['iteration']:4d}  active {stat['active']:>10,d}  edges {stat['edges']:>12,d}"
+            f"{extra}  {stat['seconds']:.3f} s  (total {self.total:.2f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def summary(self, steps: int, unit: str, seconds: float | None = None, wall: float | None = None) -> str:
+        """``"N <unit> in X s ..."``: X the summed per-step seconds (``seconds``, default what
+        the lines summed), and the wall-clock rest (``wall``, default: now) outside them."""
+        secs = self.total if seconds is None else seconds
+        elapsed = (time.perf_counter() - self.start) if wall is None else wall
+        return (
+            f"{steps} {unit} in {secs:.2f} s (sum of the per-step times; "
+            f"{max(elapsed - secs, 0.0):.2f} s outside them: compilation, set-up)"
+        )
+
+
+def progress_printer(quiet: bool) -> ProgressPrinter | None:
     """A progress callback printing one line per superstep on stderr (None when ``quiet``).
 
     Parameters
@@ -69,9 +154,10 @@ def progress_printer(quiet: bool) -> Callable[[dict[str, Any]], None] | None:
 
     Returns
     -------
-    callable or None
+    ProgressPrinter or None
         Takes an engine's per-superstep statistics (``iteration``, ``active``, ``edges``,
-        ``seconds``, optionally ``change`` and ``extrapolated``).
+        ``seconds``, optionally ``change`` and ``extrapolated``); its ``(total X s)`` column
+        is the running sum of the ``seconds`` column.
 
     Examples
     --------
@@ -79,29 +165,39 @@ def progress_printer(quiet: bool) -> Callable[[dict[str, Any]], None] | None:
     True
     >>> show = progress_printer(False)
     >>> show({"iteration": 1, "active": 5, "edges": 9, "seconds": 0.5})  # doctest: +SKIP
-    iter    1  active          5  edges            9  0.500 s  (total 0.00 s)
+    iter    1  active          5  edges            9  0.500 s  (total 0.50 s)
     """
-    if quiet:
-        return None
-    start = time.perf_counter()
-
-    def show(stat: dict[str, Any]) -> None:
-        extra = ""
-        if "change" in stat:
-            extra = f"  residual {stat['change']:.3e}"
-        if stat.get("extrapolated"):
-            extra += " (extrapolated)"
-        print(
-            f"iter {stat['iteration']:4d}  active {stat['active']:>10,d}  edges {stat['edges']:>12,d}"
-            f"{extra}  {stat['seconds']:.3f} s  (total {time.perf_counter() - start:.2f} s)",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    return show
+    return None if quiet else ProgressPrinter()
 
 
-def load_graph(args: argparse.Namespace, check_weights: str | None = None) -> Any:
+def run_summary(steps: int, unit: str, stats: list[dict[str, Any]], progress: Any = None) -> str:
+    """The end-of-run line: steps and their summed seconds (the progress lines' ``total``).
+
+    Parameters
+    ----------
+    steps : int
+        Supersteps (rounds, iterations) run.
+    unit : str
+        Their name (``"iterations"``, ``"supersteps"``, ``"rounds"``).
+    stats : list of dict
+        The run's per-step statistics (``seconds`` each).
+    progress : ProgressPrinter, optional
+        The run's printer: adds the time spent before the first step.
+
+    Examples
+    --------
+    >>> run_summary(2, "iterations", [{"seconds": 0.25}, {"seconds": 0.5}])
+    '2 iterations in 0.75 s'
+    """
+    secs = sum(float(s["seconds"]) for s in stats)
+    if isinstance(progress, ProgressPrinter):
+        return progress.summary(steps, unit, seconds=secs)
+    return f"{steps} {unit} in {secs:.2f} s"
+
+
+def load_graph(
+    args: argparse.Namespace, check_weights: str | None = None, *, weights: bool | None = False
+) -> Any:
     """Load ``args.file`` as the options of :func:`add_common_options` say.
 
     Parameters
@@ -109,31 +205,52 @@ def load_graph(args: argparse.Namespace, check_weights: str | None = None) -> An
     args : argparse.Namespace
         ``file``, ``keep_duplicates``, ``skip_rows``, ``undirected`` and ``quiet``.
     check_weights : str, optional
-        As :func:`gas.io.load`'s (e.g. ``"nonnegative"``).
+        As :func:`gas.io.load`'s (e.g. ``"nonnegative"``); only with ``weights``.
+    weights : bool or None, default False
+        The subcommand's ``--weighted``: True reads the third column as edge weights (and
+        requires one), False ignores any column past the second (a ``.npz``'s weights are
+        dropped), None reads weights when the file has them (``gas info``, which uses none).
 
     Returns
     -------
     gas.Graph
         Symmetrized with ``--undirected``; a line on stderr says what was loaded unless quiet.
 
+    Raises
+    ------
+    gas.InputError
+        With ``weights=True``, a file without weights.
+
     Examples
     --------
     >>> import argparse, os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "g.txt")
-    >>> _ = open(path, "w").write("1 2\\n2 3\\n")
+    >>> _ = open(path, "w").write("1 2 0.5\\n2 3 -1\\n")
     >>> ns = argparse.Namespace(file=path, keep_duplicates=False, skip_rows=0, undirected=True, quiet=True)
-    >>> load_graph(ns).num_edges
-    4
+    >>> g = load_graph(ns)
+    >>> g.num_edges, g.weights is None
+    (4, True)
+    >>> sorted(load_graph(ns, weights=True).weights.tolist())
+    [-1.0, -1.0, 0.5, 0.5]
     """
     from gas.io import load
 
     t0 = time.perf_counter()
     g = load(
         args.file,
+        weights=weights,
         dedupe=not args.keep_duplicates,
         skip_rows=args.skip_rows,
-        check_weights=check_weights,
+        check_weights=check_weights if weights else None,
     )
+    if weights is False and g.weights is not None:  # a .npz keeps its weights whatever the option
+        g = _without_weights(g)
+    if weights and g.weights is None:
+        from gas.errors import InputError
+
+        raise InputError(
+            "expected edge weights (--weighted), found none", path=str(args.file), hint="drop --weighted"
+        )
     if args.undirected:
         g = g.symmetrized()
     if not args.quiet:
@@ -143,6 +260,15 @@ def load_graph(args: argparse.Namespace, check_weights: str | None = None) -> An
             file=sys.stderr,
         )
     return g
+
+
+def _without_weights(g: Any) -> Any:
+    """``g`` without its ``"weight"`` edge column: a shallow copy sharing the structure."""
+    import copy
+
+    out = copy.copy(g)
+    out.edata = {k: v for k, v in g.edata.items() if k != "weight"}
+    return out
 
 
 def write_values(path: str, ids: np.ndarray, values: np.ndarray, fmt: str) -> None:
@@ -321,3 +447,43 @@ def add_device_option(p: argparse.ArgumentParser) -> None:
             f"at least {AUTO_MIN_EDGES:,d} edges, else the CPU"
         ),
     )
+
+
+class DeprecatedFlag(argparse.Action):
+    """A hidden old spelling of a flag: sets ``dest`` to ``const`` and prints a one-line note.
+
+    Add it with :func:`add_deprecated_flag`; the note names the spelling to use instead.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser(prog="demo")
+    >>> _ = p.add_argument("--new", action="store_true")
+    >>> add_deprecated_flag(p, "--old", dest="new", const=True, note="use --new")
+    >>> p.parse_args(["--old"]).new  # doctest: +SKIP
+    gas: note: --old is deprecated: use --new
+    True
+    """
+
+    def __init__(self, option_strings: list[str], dest: str, note: str = "", **kwargs: Any) -> None:
+        self.note = note
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        print(f"gas: note: {option_string} is deprecated: {self.note}", file=sys.stderr)
+        setattr(namespace, self.dest, self.const)
+
+
+def add_deprecated_flag(p: argparse.ArgumentParser, flag: str, *, dest: str, const: Any, note: str) -> None:
+    """Accept ``flag`` as a hidden, deprecated way to set ``dest`` to ``const`` (see :class:`DeprecatedFlag`).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser(prog="demo")
+    >>> _ = p.add_argument("--count", type=int, default=0)
+    >>> add_deprecated_flag(p, "--one", dest="count", const=1, note="use --count 1")
+    >>> "--one" in p.format_help()
+    False
+    """
+    p.add_argument(flag, action=DeprecatedFlag, dest=dest, const=const, note=note, help=argparse.SUPPRESS)

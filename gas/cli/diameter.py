@@ -20,6 +20,7 @@ from gas.cli.common import (
     unconverged_output,
     write_output,
 )
+from gas.cli.stats import StatsRecorder, add_stats_options, recording
 
 __all__ = ["register"]
 
@@ -31,7 +32,7 @@ def _cmd_diameter(args: argparse.Namespace) -> int:
     from gas.algorithms.diameter import approximate_diameter
 
     g = load_graph(args)
-    with unconverged_output(args, g, "%d"):
+    with unconverged_output(args, g, "%d"), recording(rec := StatsRecorder(args, "diameter")):
         est = approximate_diameter(
             g,
             registers=args.registers,
@@ -40,8 +41,9 @@ def _cmd_diameter(args: argparse.Namespace) -> int:
             threads=args.threads,
             procs=args.procs,
             partition=args.partition,
-            progress=progress_printer(args.quiet),
+            progress=rec.wrap(progress_printer(args.quiet)),
         )
+    rec.finish()
     print(f"diameter\t{est.diameter}")
     print(f"effective_diameter\t{est.effective_diameter:.4f}")
     print("t\tpairs_within_t")
@@ -103,4 +105,5 @@ def register(sub: Any) -> None:
         metavar="METHOD",
         help="partitioner for --procs: " + ", ".join(available_methods()),
     )
+    add_stats_options(p)
     p.set_defaults(func=_cmd_diameter)

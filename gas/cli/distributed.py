@@ -119,7 +119,7 @@ def program_from_args(command: str, args: argparse.Namespace, g: Any) -> tuple[A
     ('ComponentsProgram', 4, None)
     """
     if command == "pagerank":
-        if getattr(args, "weighted", False) and g.weights is not None:
+        if getattr(args, "weighted", False):
             raise GasError("--weighted PageRank does not run on several processes yet; drop --procs")
         _refuse_extrapolation(args)
         engine = engine_choice(args)[0]
@@ -236,7 +236,7 @@ def checkpoint_spec(args: argparse.Namespace, command: str, extra: dict[str, Any
     if args.checkpoint_every < 1:
         raise GasError(f"Expected --checkpoint-every >= 1 (got {args.checkpoint_every})")
     keep = ("alpha", "tol", "max_iter", "hops", "skip_rows", "keep_duplicates", "undirected")
-    keep += ("partition", "seed", "engine", "scheduler", "consistency", "device")
+    keep += ("partition", "seed", "engine", "scheduler", "consistency", "device", "max_error_target")
     meta = {
         "command": command,
         "file": os.path.abspath(args.file),
@@ -384,6 +384,9 @@ def maybe_distributed_file(args: argparse.Namespace, command: str) -> int | None
     extra = {"source": args.source} if command == "sssp" else {}
     job = file_job(args, command, checkpoint_spec(args, command, extra))
     job["builder"] = PROGRAM_FOR_JOB
+    if getattr(args, "max_error_target", None) is not None:  # gas pagerank --max-error: each rank's tol
+        job["args"]["max_error_target"] = args.max_error_target
+        job["builder"] = "gas.cli.error_bound:program_for_job"
     if size > 1:
         return _run_file_launched(command, args, job)
     return _run_file_local(command, args, job, nprocs)
@@ -405,7 +408,6 @@ def _run_file_launched(command: str, args: argparse.Namespace, job: dict[str, An
 
 def _run_file_local(command: str, args: argparse.Namespace, job: dict[str, Any], nprocs: int) -> int:
     """A file job on ``nprocs`` spawned local processes (kernels compiled once, first)."""
-    from gas.io.ranges import detect_weighted
     from gas.runtime.file_job import IdView, run_file_job
     from gas.runtime.local import LocalCluster, warm_kernels
     from gas.runtime.worker import threads_per_proc
@@ -414,8 +416,8 @@ def _run_file_local(command: str, args: argparse.Namespace, job: dict[str, Any],
     with LocalCluster(nprocs) as c:
         try:
             ids = np.array([0], np.int64)
-            prog = program_for_job(command, {**job["args"], "source": "0"}, IdView(ids, False, 0.0))[0]
-            weighted = detect_weighted(args.file, getattr(args, "skip_rows", 0))
+            weighted = bool(getattr(args, "weighted", False))  # weights only with --weighted
+            prog = program_for_job(command, {**job["args"], "source": "0"}, IdView(ids, weighted, 0.0))[0]
             warm_kernels(prog, ["weight"] if weighted else [])
             c.comm.bcast_meta(job)
             view, res = run_file_job(c.comm, job, threads=threads_per_proc(nprocs), progress=progress)

@@ -10,6 +10,7 @@ from typing import Any
 
 from gas.cli.args import nonneg_int, positive_float, positive_int, procs
 from gas.cli.common import HelpFormatter
+from gas.cli.stats import StatsRecorder, add_stats_options
 
 __all__ = ["register"]
 
@@ -58,7 +59,7 @@ def register(subparsers: Any) -> None:
         "--format",
         choices=["uci", "ldac", "text"],
         default=None,
-        help="corpus format (None: from the file name)",
+        help="corpus format (default: from the file name)",
     )
     p.add_argument(
         "--min-df", type=_df_bound, default=1, help="text: drop words in fewer documents (<1: a fraction)"
@@ -72,7 +73,7 @@ def register(subparsers: Any) -> None:
         default=None,
         metavar="N",
         help="most tokens the corpus may hold (and documents or words its header may declare); "
-        "None: what the available memory holds at 128 bytes a token, with the run's memory "
+        "default: what the available memory holds at 128 bytes a token, with the run's memory "
         "estimate checked too (giving N skips that check)",
     )
     p.add_argument(
@@ -83,7 +84,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--save-model", metavar="DIR", help="write doc_topic.npy, topic_word.npy, vocab.txt to DIR"
     )
-    p.add_argument("--threads", type=positive_int, default=None, help="Numba threads (None: all cores)")
+    p.add_argument("--threads", type=positive_int, default=None, help="Numba threads (default: all cores)")
     p.add_argument(
         "--procs",
         type=procs,
@@ -96,6 +97,7 @@ def register(subparsers: Any) -> None:
         help="edge-cut partitioner for --procs > 1 (hash, range, ldg or fennel: documents stay whole)",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    add_stats_options(p)
     p.set_defaults(func=_cmd_lda)
 
 
@@ -144,7 +146,7 @@ def _cmd_lda(args: argparse.Namespace) -> int:
             seed=args.seed,
             ll_every=args.ll_every,
             threads=args.threads,
-            progress=None if quiet else show,
+            progress=(rec := StatsRecorder(args, "lda")).wrap(None if quiet else show),
             procs=args.procs,
             partition=args.partition,
             max_tokens=args.max_tokens,
@@ -159,6 +161,7 @@ def _cmd_lda(args: argparse.Namespace) -> int:
             f"final loglik/token {model.loglik_per_token()[-1]:.4f}",
             file=sys.stderr,
         )
+    rec.finish()
     lines = [f"{k}\t{' '.join(ws)}" for k, ws in enumerate(model.top_words(args.top_words))]
     if args.output_topics:
         with atomic_open(args.output_topics, "w", encoding="utf-8") as f:

@@ -28,7 +28,9 @@ from gas.cli.args import (
     positive_int,
     procs,
 )
-from gas.cli.common import HelpFormatter, add_unconverged_option
+from gas.cli.common import HelpFormatter, add_deprecated_flag, add_unconverged_option
+from gas.cli.hints import cli_message
+from gas.cli.stats import StatsRecorder, add_stats_options
 from gas.errors import ConvergenceError, GasError
 
 __all__ = ["register"]
@@ -72,11 +74,32 @@ def _common(p: argparse.ArgumentParser, iters: int) -> None:
     p.add_argument("--save-model", metavar="DIR", default=None, help="write the trained model to this folder")
     p.add_argument("--predict", metavar="PAIRS", default=None, help="predict these 'user item' pairs")
     p.add_argument(
-        "--output", "-o", metavar="FILE", default=None, help="where --predict writes; None: stdout"
+        "--output", "-o", metavar="FILE", default=None, help="where --predict writes (default: stdout)"
     )
-    p.add_argument("--threads", type=positive_int, default=None, help="Numba threads; None: all cores")
+    p.add_argument("--threads", type=positive_int, default=None, help="Numba threads (default: all cores)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     add_unconverged_option(p)  # a diverged run (exit status 3) has no finite model: nothing is written
+    add_stats_options(p)
+
+
+def _add_regularization(p: argparse.ArgumentParser) -> None:
+    """ALS's ``--reg`` and ``--weighted-lambda`` (``--weighted`` before issue 21: a hidden,
+    deprecated spelling, since ``--weighted`` means edge weights on the graph subcommands)."""
+    p.add_argument(
+        "--reg",
+        type=nonneg_float,
+        default=0.1,
+        help="regularization (times each user's or item's number of ratings with --weighted-lambda)",
+    )
+    p.add_argument(
+        "--weighted-lambda",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="weighted-lambda regularization (Zhou et al. 2008): lambda * number of ratings",
+    )
+    for old, value in (("--weighted", True), ("--no-weighted", False)):
+        new = "--weighted-lambda" if value else "--no-weighted-lambda"
+        add_deprecated_flag(p, old, dest="weighted_lambda", const=value, note=f"use {new}")
 
 
 def register(subparsers: Any) -> None:
@@ -100,15 +123,7 @@ def register(subparsers: Any) -> None:
         "graph). Per-iteration RMSE on stderr; final RMSEs on stdout.",
     )
     _common(p, 10)
-    p.add_argument(
-        "--reg", type=nonneg_float, default=0.1, help="regularization (times n_ratings with --weighted)"
-    )
-    p.add_argument(
-        "--weighted",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="weighted-lambda regularization (Zhou et al. 2008): lambda * number of ratings",
-    )
+    _add_regularization(p)
     p.add_argument("--procs", type=procs, default=1, help="run on this many local processes")
     p.add_argument("--partition", default="hdrf", help="partitioner for --procs > 1")
     p.add_argument(
@@ -164,18 +179,21 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if args.output and not args.predict:
         raise GasError("--output names where --predict writes; give --predict PAIRS too")
     train, test = _read_sets(args, say)
+    rec = StatsRecorder(args, args.algorithm)
     try:
-        model = _fit(args, train, test, say)
+        model = _fit(args, train, test, say, rec)
     except ConvergenceError as exc:
+        rec.finish(converged=False)
         # divergence: no finite model exists, so nothing is written even with --allow-unconverged;
         # the message names the likely causes (gas.cli's generic hint, about --max-iter, is not them)
-        print(f"gas: error: {exc}", file=sys.stderr)
+        print(f"gas: error: {cli_message(str(exc), getattr(args, 'cli_options', {}))}", file=sys.stderr)
         return 3
     except ValueError as exc:
         if isinstance(exc, GasError):
             raise
         raise GasError(str(exc)) from None
     _print_results(args, model, train, test, say)
+    rec.finish()
     if args.save_model:
         model.save(args.save_model)
         say(f"saved the model to {args.save_model}")
@@ -206,21 +224,19 @@ def _read_sets(args: argparse.Namespace, say: Any) -> tuple[Any, Any]:
     return train, test
 
 
-def _fit(args: argparse.Namespace, train: Any, test: Any, say: Any) -> Any:
+def _fit(args: argparse.Namespace, train: Any, test: Any, say: Any, rec: StatsRecorder) -> Any:
     """Train ``args.algorithm`` with per-iteration RMSE on stderr; the model."""
     from gas.algorithms.als import als
     from gas.algorithms.sgd import sgd
 
-    start = time.perf_counter()
+    total = [0.0]  # the running sum of the per-iteration seconds (as gas.cli.common.ProgressPrinter)
 
     def show(rec: dict[str, Any]) -> None:
         rmse = f"  train RMSE {rec['train_rmse']:.4f}" if "train_rmse" in rec else ""
         if "test_rmse" in rec:
             rmse += f"  test RMSE {rec['test_rmse']:.4f}"
-        say(
-            f"iter {rec['iteration']:4d}{rmse}  "
-            f"{rec['seconds']:.3f} s  (total {time.perf_counter() - start:.2f} s)"
-        )
+        total[0] += float(rec["seconds"])
+        say(f"iter {rec['iteration']:4d}{rmse}  {rec['seconds']:.3f} s  (total {total[0]:.2f} s)")
 
     common = dict(
         rank=args.rank,
@@ -229,7 +245,7 @@ def _fit(args: argparse.Namespace, train: Any, test: Any, say: Any) -> Any:
         seed=args.seed,
         test=test,
         threads=args.threads,
-        progress=show,
+        progress=rec.wrap(show),
     )
     if args.algorithm != "als":
         return sgd(
@@ -246,7 +262,7 @@ def _fit(args: argparse.Namespace, train: Any, test: Any, say: Any) -> Any:
         train,
         reg=args.reg,
         iters=args.iters,
-        weighted=args.weighted,
+        weighted=args.weighted_lambda,
         procs=args.procs,
         partition=args.partition,
         staleness=args.staleness,

@@ -49,8 +49,10 @@ def _unconverged(
     if command == "pagerank":
         msg, change = _pagerank_shortfall(args, g, res, engine)
         target = g.num_vertices * args.tol
+        limit = getattr(args, "max_error_target", None)  # gas.cli.stats.use_max_error's
+        why = "" if limit is None else f" (that is, an L1 error bound below --max-error {limit:g})"
         return convergence_error(
-            f"{msg}, target N*tol = {target:.1e}",
+            f"{msg}, target N*tol = {target:.1e}{why}",
             iterations=res.iterations,
             residual=change,
             target=target,
@@ -112,13 +114,54 @@ def report(command: str, args: argparse.Namespace, g: Any, res: Any, engine: str
     """
     if (bad := _nonfinite(command, g, res)) is not None:
         raise bad
+    if command == "pagerank" and getattr(args, "max_error_target", None) is not None:
+        from gas.cli.stats import use_max_error
+
+        use_max_error(args, g.num_vertices)  # a file job's tol: its ranks knew the vertex count
     err = _unconverged(command, args, g, res, engine)
+    rec, final = _record(command, args, g, res, err)
+    if err is None and final[3]:
+        err = final[3]
     if err is not None and not getattr(args, "allow_unconverged", False):
+        rec.finish(False, *final[:3])
         raise err
     _print_and_write(command, args, g, res)
+    rec.finish(err is None, *final[:3])
     if err is not None:
         raise err
     return 0
+
+
+def _record(
+    command: str, args: argparse.Namespace, g: Any, res: Any, err: ConvergenceError | None
+) -> tuple[Any, tuple[float | None, float | None, str, ConvergenceError | None]]:
+    """The run's :class:`gas.cli.stats.StatsRecorder` (``--stats``, ``--plot``, the end line)
+    and its final ``(residual, error bound, note, error)``: PageRank's L1 bound
+    (:func:`gas.cli.stats.pagerank_bound`), with an error when it is above ``--max-error``."""
+    from gas.cli.stats import StatsRecorder, pagerank_bound
+
+    pagerank = command == "pagerank"
+    rec = StatsRecorder(args, command, float(args.alpha) if pagerank else None)
+    rec.extend(res.stats)
+    residual = err.residual if err is not None and isinstance(err.residual, float) else None
+    if not pagerank:
+        return rec, (residual, None, "", None)
+    residual, bound, note = pagerank_bound(args, g, res.output, res)
+    limit = getattr(args, "max_error_target", None)
+    if limit is None or bound is None:
+        return rec, (residual, bound, note, None)
+    note += f"; --max-error {limit:g}"
+    if bound <= limit:
+        return rec, (residual, bound, note, None)
+    short = convergence_error(
+        f"PageRank ended with an L1 error bound of {bound:.1e}, above --max-error {limit:g}; "
+        "hint: lower --max-error for this engine, or run --engine sync",
+        iterations=res.iterations,
+        residual=bound,
+        target=limit,
+        result=res,
+    )
+    return rec, (residual, bound, note, short)
 
 
 def peer_status(rank: int, res: Any) -> int:

@@ -91,12 +91,18 @@ def _cmd_resume(args: argparse.Namespace) -> int:
 
     manifest, restore = ckpt.restore_state(args.dir)
     command, ns = _saved_options(args, manifest)
-    g = load_graph(ns)
+    # SSSP saved hops=False when it ran with --weighted (before issue 21: when the file had weights)
+    weighted = command == "sssp" and not ns.hops
+    g = load_graph(ns, check_weights="nonnegative", weights=None if weighted else False)
     if g.num_vertices != manifest["num_vertices"] or g.num_edges != manifest["num_edges"]:
         raise GasError(
             f"{ns.file} has {g.num_vertices} vertices and {g.num_edges} edges; the checkpoint was "
             f"taken on {manifest['num_vertices']} and {manifest['num_edges']}: not the same graph"
         )
+    if getattr(ns, "max_error_target", None) is not None:  # gas pagerank --max-error: tol from N
+        from gas.cli.stats import use_max_error
+
+        use_max_error(ns, g.num_vertices)
     program, max_iter = _program(args, command, ns, g)
     _check_snapshot_fields(args.dir, command, program, restore)
     engine, scheduler, consistency = engine_choice(ns)

@@ -59,7 +59,7 @@ def _cmd_scc(args: argparse.Namespace) -> int:
     print(f"components\t{labels.size}")
     if sizes.size:
         print(f"largest\t{int(sizes.max())}")
-    write_output(args, g, comp, "%s")
+    write_output(args, g, g.ids[comp], "%s")  # each component named by its smallest original id
     return 0
 
 
@@ -90,7 +90,7 @@ def _cmd_label_propagation(args: argparse.Namespace) -> int:
     else:
         label = label_propagation_communities(g, threads=args.threads, **_where(args))
     print(f"communities\t{np.unique(label).size}")
-    write_output(args, g, label, "%s")
+    write_output(args, g, g.ids[label], "%s")  # each community named by its smallest original id
     return 0
 
 

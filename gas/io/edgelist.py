@@ -386,8 +386,7 @@ def bad_weight_error(rule: str, value: float, **where: object) -> InputError:
     """The :class:`InputError` for a weight that ``rule`` refuses, at ``where`` (path, line, text)."""
     return InputError(
         f"expected {WEIGHT_RULES[rule]}, found {float(value)!r}",
-        hint="fix or remove that edge, or ignore the weights (gas pagerank without --weighted, "
-        "gas sssp --hops, weights=False in gas.io.load)",
+        hint="fix or remove that edge, or ignore the weights (weights=False)",
         **where,  # type: ignore[arg-type]
     )
 

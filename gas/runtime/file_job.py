@@ -188,6 +188,7 @@ def run_file_job(
         skip_rows=getattr(ns, "skip_rows", 0),
         dedupe=not getattr(ns, "keep_duplicates", False),
         undirected=getattr(ns, "undirected", False),
+        weights=bool(getattr(ns, "weighted", False)),  # the CLI's --weighted: weights only when asked
         check_weights="nonnegative" if job["command"] == "sssp" and not getattr(ns, "hops", False) else None,
     )
     if progress is not None and comm.rank == 0 and not getattr(ns, "quiet", False):

@@ -46,6 +46,7 @@ import numpy as np
 from gas.engine import RunResult, SyncEngine, active_mask
 from gas.errors import GasError
 from gas.graph import Graph
+from gas.inputs import active_mask_of, starting_state, vertex_inputs
 from gas.options import CheckpointOptions, Restore, RunOptions, Staleness
 from gas.program import VertexProgram
 from gas.program_spec import ProgramSpec
@@ -198,11 +199,14 @@ class LocalCluster:
         progress: Progress = None,
         options: RunOptions | None = None,
         assignment: Any = None,
+        init: Any = None,
+        init_edges: Any = None,
         **keywords: Any,
     ) -> RunResult:
         """Partition ``graph``, run ``program`` on every rank; the whole result (rank 0).
 
-        ``engine="async"``: the asynchronous engine by chromatic steps
+        ``active``, ``init`` and ``init_edges`` as in :func:`gas.run` (original vertex ids, or a
+        boolean mask by internal id). ``engine="async"``: the asynchronous engine by chromatic steps
         (:mod:`gas.runtime.async_dist`). ``options``: the job's settings
         (:class:`gas.options.RunOptions`: ``seed`` of the partitioner, ``staleness``,
         ``checkpoint``, ``restore`` (global arrays to start from instead of ``init``), ``edges``
@@ -212,6 +216,7 @@ class LocalCluster:
         (``procs`` parts) instead of partitioning with ``partition``.
         """
         engine, opts = device_job(engine, fold_keywords(options, **keywords))
+        active, opts = _with_inputs(graph, program, active, init, init_edges, opts)
         st = opts.staleness
         if st is not None:  # refused before any work
             ssp_job(
@@ -330,6 +335,8 @@ def _check_job(graph: Graph, program: VertexProgram, engine: str, opts: RunOptio
         model = check_async(program, graph, opts.scheduler, opts.consistency)
     elif engine != "sync":
         raise GasError(f"Unknown engine {engine!r}; known: sync, async")
+    if isinstance(program, VertexProgram):
+        program_to_json(program)  # what cannot travel to the workers (an array attribute) is refused here
     if isinstance(program, VertexProgram) and ProgramSpec.of(program).has_priority:
         raise GasError(
             f"{type(program).__name__} schedules vertices through priority(v), which the process "
@@ -363,6 +370,8 @@ def run_distributed(
     options: RunOptions | None = None,
     cluster: LocalCluster | None = None,
     initial: dict[str, dict[str, np.ndarray]] | None = None,
+    init: Any = None,
+    init_edges: Any = None,
     **keywords: Any,
 ) -> RunResult:
     """Run ``program`` on ``graph`` split over ``procs`` local processes (see the module docstring).
@@ -378,8 +387,9 @@ def run_distributed(
     engine : {"sync", "async"}, default "sync"
         ``"async"``: the asynchronous engine across processes by chromatic steps
         (:mod:`gas.runtime.async_dist`; ``max_iter`` counts rounds).
-    max_iter, active, progress
-        As in :meth:`gas.SyncEngine.run`.
+    max_iter, progress, active, init, init_edges
+        As in :func:`gas.run`; with ``init``, the program's ``init`` runs here on the whole
+        graph with the inputs written over it, and the ranks start from that state.
     options : RunOptions, optional
         The job's settings (:class:`gas.options.RunOptions`): the partitioner's ``seed``,
         ``staleness`` (bounded staleness, static programs only), ``checkpoint`` (snapshots, see
@@ -416,8 +426,9 @@ def run_distributed(
     engine, opts = device_job(engine, fold_keywords(options, **keywords))
     _check_job(graph, program, engine, opts)  # what cannot run is refused before any worker is spawned
     if initial is not None:
-        opts = replace(opts, restore=initial_state(graph, program, initial, active))
+        opts = replace(opts, restore=initial_state(graph, program, initial, active_mask_of(graph, active)))
         active = None
+    active, opts = _with_inputs(graph, program, active, init, init_edges, opts)  # ids -> mask, once
     workers = (
         contextlib.nullcontext(cluster) if cluster is not None else LocalCluster(procs, timeout=opts.timeout)
     )
@@ -464,6 +475,26 @@ def initial_state(
     return Restore(0, out["vertex"], out["edges"], active=act, done=False, init=True)
 
 
+def _with_inputs(
+    graph: Graph, program: VertexProgram, active: Any, init: Any, init_edges: Any, opts: RunOptions
+) -> tuple[Any, RunOptions]:
+    """``active`` as a mask by internal id, and ``opts`` with the state ``init``/``init_edges``
+    start from (:func:`gas.inputs.starting_state`; the active set then travels in it)."""
+    active = active_mask_of(graph, active)
+    if init is None and init_edges is None:
+        return active, opts
+    inputs = vertex_inputs(graph, program, init, init_edges)
+    if not inputs:
+        return active, opts
+    if opts.restore is not None:
+        raise GasError(
+            "init= and a state to restore (options.restore, initial=) both set the start: pass one"
+        )
+    if opts.staleness is not None:
+        raise GasError("init= is not taken by a bounded-staleness run: drop staleness, or init=")
+    return None, replace(opts, restore=starting_state(graph, program, inputs, active))
+
+
 def run_launched(
     graph: Graph,
     program: VertexProgram,
@@ -475,9 +506,14 @@ def run_launched(
     active: Any = None,
     progress: Progress = None,
     options: RunOptions | None = None,
+    init: Any = None,
+    init_edges: Any = None,
     **keywords: Any,
 ) -> RunResult:
     """Every rank of a launcher-started job holds ``graph``; each runs its part (same seed).
+
+    ``active``, ``init`` and ``init_edges`` as in :func:`gas.run` (original vertex ids, or a
+    boolean mask by internal id; every rank computes the same starting state).
 
     Returns the whole result on rank 0, and the rank's local view on the others (its
     ``converged`` is the job's: every rank decides it on the same reduced values).
@@ -487,6 +523,7 @@ def run_launched(
     from gas.partition import partition as make_partition
 
     engine, opts = device_job(engine, fold_keywords(options, **keywords))
+    active, opts = _with_inputs(graph, program, active, init, init_edges, opts)
     st = opts.staleness
     if st is not None:
         ssp_job(

@@ -54,13 +54,46 @@ def _dec(x: Any) -> Any:
     return x
 
 
+def _enc_attr(program: VertexProgram, name: str, value: Any) -> Any:
+    """One instance attribute encoded; a numpy array is refused by name (arrays do not travel
+    with the program: its JSON carries numbers, strings and field types only)."""
+    if isinstance(value, np.ndarray):
+        raise GasError(
+            f"{type(program).__name__}.{name} is a numpy array (shape {value.shape}), which the process "
+            "runtime does not ship to its workers (a program travels as JSON: numbers, strings, "
+            f"field types). Hint: run it on one process (procs=1), or pass per-vertex values as a "
+            f"vertex field (e.g. vertex_data = {{'{name}': np.float64}} filled before the run)"
+        )
+    try:
+        return _enc(value)
+    except GasError as exc:
+        raise GasError(f"{type(program).__name__}.{name}: {exc}") from None
+
+
 def program_to_json(program: VertexProgram) -> dict[str, Any]:
-    """Class import path and instance attributes of a program (see the module docstring)."""
+    """Class import path and instance attributes of a program (see the module docstring).
+
+    Raises :class:`gas.GasError` naming the attribute that cannot travel (a numpy array, or
+    another object that is not a number, string or field type).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gas.algorithms.pagerank import PageRankProgram
+    >>> program_to_json(PageRankProgram(alpha=0.5))["state"]["alpha"]
+    0.5
+    >>> prog = PageRankProgram()
+    >>> prog.bias = np.ones(3)
+    >>> program_to_json(prog)
+    Traceback (most recent call last):
+    ...
+    gas.errors.GasError: PageRankProgram.bias is a numpy array (shape (3,)), which the process runtime ...
+    """
     cls = type(program)
     return {
         "module": cls.__module__,
         "qualname": cls.__qualname__,
-        "state": {k: _enc(v) for k, v in vars(program).items()},
+        "state": {k: _enc_attr(program, k, v) for k, v in vars(program).items()},
     }
 
 
