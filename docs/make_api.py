@@ -60,6 +60,7 @@ def _members(cls: type) -> list[tuple[str, Any]]:
 
 def _entry(qualname: str, obj: Any) -> list[str]:
     """The markdown lines of one public object."""
+    obj = getattr(obj, "py_func", obj)  # a Numba dispatcher: its Python function's signature and doc
     if inspect.isclass(obj) or inspect.isfunction(obj):
         lines = [f"### `{qualname}`", "", "```python", _signature(qualname, obj), "```", ""]
     else:  # a constant such as gas.IN
