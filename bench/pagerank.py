@@ -52,6 +52,7 @@ if not __package__:  # started as a file: the relative imports below need the pa
     raise SystemExit("run this benchmark as a module: python -m bench.pagerank")
 
 from ._results import write_section
+from .compare_trees import cpu_model
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -337,16 +338,6 @@ def bench_graph(name, g, threads, iters, rounds, rows, tol_rows):
         )
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
 def whole_job(name, src, dst, n, threads, rounds, rows):
     """The whole job from edge arrays (a random order, duplicates already collapsed) to ranks at
     L1 error <= 1e-6, every solver running the same power-iteration count; solvers in turns."""
@@ -421,7 +412,7 @@ def whole_job_main(args, rmat):
     if args.no_write:
         return
     lines = [
-        f"`python -m bench.pagerank --whole-job --rounds {args.rounds}` — {_cpu_model()}, "
+        f"`python -m bench.pagerank --whole-job --rounds {args.rounds}` — {cpu_model()}, "
         f"{os.cpu_count()} cores, {args.threads} threads for every solver; load average "
         f"{load0[0]:.2f} before and {load1[0]:.2f} after. The whole job from the edge arrays "
         "(duplicates collapsed, in a random order, the same for every solver) to ranks at an L1 "

@@ -46,6 +46,7 @@ if not __package__:  # started as a file: the relative imports below need the pa
     raise SystemExit("run this benchmark as a module: python -m bench.startup")
 
 from ._results import write_section
+from .compare_trees import cpu_model
 
 ROOT = Path(__file__).resolve().parents[1]
 TITLE = "Start-up (issue 21)"
@@ -171,16 +172,6 @@ def _median(xs: list[float]) -> str:
     return f"{statistics.median(xs):.2f}" + (f" ({min(xs):.2f}–{max(xs):.2f})" if len(xs) > 1 else "")
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def _where() -> str:
     """Where ``gas`` and ``gas.algorithms`` are imported from in the commands' processes."""
     code = "import gas, gas.algorithms as a; print(gas.__file__, a.__file__)"
@@ -252,7 +243,7 @@ def _table(cmds, cold, warm, cpu, cold_parts, imp, phases, load0, load1, threads
     lines = [
         f"`python -m bench.startup --rounds {args.rounds}`, {time.strftime('%Y-%m-%d %H:%M')}: the "
         f"Quickstart's `{shown}` (pyproject's `gas` script: `{_entry()}`, run from the checkout). "
-        f"{_cpu_model()}, "
+        f"{cpu_model()}, "
         f"{os.cpu_count()} CPUs, {threads} Numba threads; load average {load0[0]:.2f} "
         f"({load0[1]:.2f} over 5 min) before and {load1[0]:.2f} ({load1[1]:.2f}) after"
         f"{' (a shared machine: other jobs ran)' if max(load0[0], load1[0]) > 0.5 else ''}. Python "

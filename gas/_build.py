@@ -173,15 +173,17 @@ def _hash_number(src: np.ndarray, dst: np.ndarray, prov_s: np.ndarray, prov_d: n
 
 
 @njit(parallel=True, cache=True)
-def _bucket_starts(keys: np.ndarray, n: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
-    """The counting pass of a stable counting sort over ``parts`` runs of ``keys`` (``parts``
-    between 1 and the length): ``indptr`` of the ``n`` buckets, and ``start[t, b]``, where run
-    ``t``'s first entry of bucket ``b`` goes (after those of runs ``< t``)."""
+def _fill_starts(keys: np.ndarray, shift: int, start: np.ndarray) -> np.ndarray:
+    """The counting pass of a stable counting sort of ``keys`` into buckets ``keys >> shift``,
+    over ``parts = start.shape[0]`` runs of the input (``start``: zeros, one row per run, one
+    column per bucket, of any integer type wide enough for the key count). Fills ``start[t, b]``
+    with where run ``t``'s first entry of bucket ``b`` goes (after those of runs ``< t``) and
+    returns the buckets' ``indptr``."""
     m = keys.shape[0]
-    start = np.zeros((parts, n), np.int64)
+    parts, n = start.shape
     for t in prange(parts):
         for i in range((m * t) // parts, (m * (t + 1)) // parts):
-            start[t, keys[i]] += 1
+            start[t, keys[i] >> shift] += 1
     indptr = np.empty(n + 1, np.int64)
     run = 0
     for b in range(n):
@@ -191,7 +193,15 @@ def _bucket_starts(keys: np.ndarray, n: int, parts: int) -> tuple[np.ndarray, np
             start[t, b] = run
             run += c
     indptr[n] = run
-    return indptr, start
+    return indptr
+
+
+@njit(cache=True)
+def _bucket_starts(keys: np.ndarray, n: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
+    """``indptr`` of the ``n`` buckets of ``keys`` and the 64-bit ``start`` table of
+    :func:`_fill_starts` (``parts`` between 1 and the length)."""
+    start = np.zeros((parts, n), np.int64)
+    return _fill_starts(keys, 0, start), start
 
 
 @njit(parallel=True, cache=True)

@@ -15,7 +15,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from gas import _build
-from gas._build import _empty, _parts, _prefix
+from gas._build import _empty, _fill_starts, _parts, _prefix
 from gas.errors import GraphError
 
 __all__ = [
@@ -263,27 +263,6 @@ def _bin_plan(n: int, m: int) -> tuple[int, int]:
 
 
 @njit(parallel=True, cache=True)
-def _bin_starts(rows: np.ndarray, shift: int, nbins: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
-    """The counting pass of a stable sort of ``rows`` into bins ``rows >> shift`` over ``parts``
-    runs of the input: each bin's start, and where run ``t``'s first entry of bin ``b`` goes."""
-    m = rows.shape[0]
-    start = np.zeros((parts, nbins), np.int64)
-    for t in prange(parts):
-        for i in range((m * t) // parts, (m * (t + 1)) // parts):
-            start[t, rows[i] >> shift] += 1
-    binptr = np.empty(nbins + 1, np.int64)
-    run = 0
-    for b in range(nbins):
-        binptr[b] = run
-        for t in range(parts):
-            c = start[t, b]
-            start[t, b] = run
-            run += c
-    binptr[nbins] = run
-    return binptr, start
-
-
-@njit(parallel=True, cache=True)
 def _bin_scatter(
     rows: np.ndarray, cols: np.ndarray, shift: int, start: np.ndarray, tmp: np.ndarray, tmp_idx: np.ndarray
 ) -> None:
@@ -455,7 +434,8 @@ def build_in_edges(
     m = src.shape[0]
     parts = get_num_threads()
     shift, nbins = _bin_plan(n, m)
-    binptr, start = _bin_starts(dst, shift, nbins, parts)
+    start = np.zeros((parts, nbins), np.int64)
+    binptr = _fill_starts(dst, shift, start)  # bins of consecutive targets: dst >> shift
     tmp = _empty(src)  # holds the sources at their final places once the bins are sorted
     tmp_idx = np.empty(m if with_take else 0, np.uint32)
     _bin_scatter(dst, src, shift, start, tmp, tmp_idx)
@@ -481,30 +461,9 @@ def build_in_edges(
 
 
 @njit(parallel=True, cache=True)
-def _out_starts(keys: np.ndarray, n: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_bucket_starts` with 32-bit starts (fewer than ``2**32`` keys): half the bytes in
-    the tables read and written at random."""
-    m = keys.shape[0]
-    start = np.zeros((parts, n), np.uint32)
-    for t in prange(parts):
-        for i in range((m * t) // parts, (m * (t + 1)) // parts):
-            start[t, keys[i]] += 1
-    indptr = np.empty(n + 1, np.int64)
-    run = 0
-    for b in range(n):
-        indptr[b] = run
-        for t in range(parts):
-            c = start[t, b]
-            start[t, b] = run
-            run += c
-    indptr[n] = run
-    return indptr, start
-
-
-@njit(parallel=True, cache=True)
 def _rank_in_rows(keys: np.ndarray, start: np.ndarray, out: np.ndarray) -> None:
     """``out[i]``: where a stable counting sort of ``keys`` puts entry ``i`` (``start`` from
-    :func:`_out_starts`, consumed)."""
+    :func:`gas._build._fill_starts`, 32-bit, consumed)."""
     m = keys.shape[0]
     parts = start.shape[0]
     for t in prange(parts):
@@ -528,7 +487,8 @@ def out_edges_of(in_src: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     ([0, 1, 2, 3], [1, 0, 2])
     """
     m = in_src.shape[0]
-    out_indptr, start = _out_starts(in_src, n, _parts(m, n))  # m < 2**32: 32-bit starts
+    start = np.zeros((_parts(m, n), n), np.uint32)  # m < 2**32: 32-bit starts, half the bytes
+    out_indptr = _fill_starts(in_src, 0, start)
     in_eid = _empty(in_src)
     _rank_in_rows(in_src, start, in_eid)
     return out_indptr, in_eid
