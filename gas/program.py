@@ -69,6 +69,7 @@ from gas.program_spec import (
     native_dtype,
     overridden,
     param_dtype,
+    program_attributes,
     takes_ctx,
 )
 
@@ -331,12 +332,7 @@ class BoundProgram:
 
 def _param_fields(program: VertexProgram) -> dict[str, Any]:
     """Numeric attributes of the instance and its class (not the base class's settings)."""
-    out: dict[str, Any] = {}
-    for cls in reversed(type(program).__mro__):
-        if cls in (object, VertexProgram):
-            continue
-        out.update({k: v for k, v in vars(cls).items() if not k.startswith("_")})
-    out.update(vars(program))
+    out = program_attributes(program, VertexProgram)
     numeric = (bool, int, float, np.bool_, np.integer, np.floating)
     skip = set(vars(VertexProgram))
     return {

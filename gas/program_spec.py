@@ -436,15 +436,22 @@ class ProgramSpec:
 # and the labels a checked build gives an array gather total.
 
 
-def array_fields(program: Any, used: frozenset[str], base: type) -> dict[str, np.ndarray]:
-    """The numpy-array attributes of the instance (and its classes below ``base``) that the
-    methods name (``used``), each checked: numeric or bool, 1 or 2 dimensions."""
+def program_attributes(program: Any, base: type) -> dict[str, Any]:
+    """The public attributes of the instance and of its classes below ``base`` (the instance's
+    and a subclass's settings win over a superclass's)."""
     found: dict[str, Any] = {}
     for cls in reversed(type(program).__mro__):
         if cls in (object, base):
             continue
         found.update({k: v for k, v in vars(cls).items() if not k.startswith("_")})
     found.update(vars(program))
+    return found
+
+
+def array_fields(program: Any, used: frozenset[str], base: type) -> dict[str, np.ndarray]:
+    """The numpy-array attributes of the instance (and its classes below ``base``) that the
+    methods name (``used``), each checked: numeric or bool, 1 or 2 dimensions."""
+    found = program_attributes(program, base)
     cls_name = type(program).__name__
     out: dict[str, np.ndarray] = {}
     for k, v in found.items():
