@@ -32,6 +32,10 @@ superstep with one side active, the users first:
 
 The sync engine's semantics make each half-step exact: a gather reads only the other side's
 factors, fixed during that superstep.
+
+``solver="cg"`` (:class:`ALSCGProgram`, kernels in :mod:`gas.algorithms.als_cg`) solves each
+ridge regression by a few conjugate-gradient steps from the previous factors instead: ``O(k)``
+per rating and pass, ``cg_steps + 1`` supersteps per half-step, no ``k x k`` accumulator.
 """
 
 from __future__ import annotations
@@ -43,14 +47,17 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from gas.algorithms.als_cg import _cg_add, _cg_step
+from gas.algorithms.mf_async import check_engine, fit_async
 from gas.algorithms.mf_fit import _Fit, check_real, check_whole
 from gas.algorithms.mf_model import MFModel
+from gas.errors import InputError
 from gas.io.ratings import Ratings
 from gas.options import RunOptions, Staleness
 from gas.program import ALL, NONE, VertexProgram
 from gas.splitmix import GOLDEN, M1, M2, finalize64
 
-__all__ = ["ALSProgram", "ALSStaticProgram", "als"]
+__all__ = ["ALSCGProgram", "ALSProgram", "ALSStaticProgram", "als"]
 
 
 _STAGE = 4  # ratings staged before one rank-4 update of the normal matrix
@@ -296,6 +303,96 @@ class ALSStaticProgram(ALSProgram):
             _cholesky_solve(total, self.dim, lam, v.w)
 
 
+@njit(cache=True)
+def _solve_moved(total, d, lam, w):
+    """:func:`_cholesky_solve` into ``w[:d]``, returning how far ``w[:d]`` moved (Euclidean norm;
+    0 when the matrix is not positive definite and ``w`` is kept)."""
+    old = w[:d].copy()
+    if not _cholesky_solve(total, d, lam, w):
+        return 0.0
+    return np.sqrt(np.sum((w[:d] - old) ** 2))
+
+
+class ALSAsyncProgram(ALSProgram):
+    """:class:`ALSProgram` for the asynchronous engine (:mod:`gas.algorithms.mf_async`): an
+    update records how far its vector moved (``moved``) and, when that exceeds ``tol``, signals
+    its neighbours with the change as the priority (GraphLab's ALS toolkit's rule).
+
+    Parameters
+    ----------
+    tol : float, default 1e-3
+        Smallest change that reschedules the neighbours; the others as :class:`ALSProgram`.
+    """
+
+    def __init__(self, *args: Any, tol: float = 1e-3, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.tol = check_real("tol", tol, 0.0)
+        self.vertex_data = {"w": self.vertex_data["w"], "moved": np.float64}
+
+    def apply(self, v, total, ctx):
+        _flush(total)
+        lam = self.reg * total[self.dim + 5, 1] if self.weighted else self.reg
+        v.moved = _solve_moved(total, self.dim, lam, v.w)
+
+    def scatter(self, v, e, nbr):
+        return v.moved if v.moved > self.tol else 0.0
+
+
+class ALSCGProgram(ALSProgram):
+    """ALS whose half-steps solve each vertex's ridge regression by conjugate gradients.
+
+    A half-step is ``cg_steps + 1`` supersteps of the same side: the first gathers the residual
+    at the vertex's current factors (warm start: the factors of the previous half-step), each
+    later one gathers ``A p`` for the search direction ``p`` and takes one CG step. Every pass
+    costs ``O(k)`` per rating (Takacs et al. 2011 for explicit ALS; implicit's ALS solves its
+    objective the same way), where the normal matrix of :class:`ALSProgram` costs ``O(k^2)``
+    per rating, and the accumulator is two rows instead of ``k + 7``. A vertex keeps itself
+    scheduled (``priority``) while it has steps left; its last step signals the other side.
+    ``cg_steps = d`` (``rank``, plus one with biases) solves exactly up to rounding; fewer steps
+    solve approximately, from a better start every iteration.
+
+    Parameters
+    ----------
+    cg_steps : int
+        CG steps per half-step (>= 1); the other parameters as :class:`ALSProgram`.
+    """
+
+    def __init__(self, *args: Any, cg_steps: int = 3, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.cg_steps = check_whole("cg_steps", cg_steps, 1)
+        self.half_step_supersteps = self.cg_steps + 1  # read by the fit driver (mf_fit)
+        width = self.vertex_data["w"][1]
+        self.vertex_data = {
+            "w": (np.float64, width),
+            "r": (np.float64, width),
+            "p": (np.float64, width),
+            "cg": (np.float64, 3),  # r . r, lam, steps left (priority)
+        }
+        self.gather_type = (np.float64, (2, width))
+
+    def gather(self, v, e, nbr, acc, ctx):
+        first = ctx.iteration % (self.cg_steps + 1) == 0
+        me = v.w if first else v.p
+        _cg_add(acc, nbr.w, me, e.weight - self.mu, self.rank, self.biases, first)
+
+    def sum(self, a, b):
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                a[i, j] += b[i, j]
+
+    def apply(self, v, total, ctx):
+        phase = ctx.iteration % (self.cg_steps + 1)
+        lam = self.reg * total[1, 0] if self.weighted else self.reg
+        _cg_step(v.w, v.r, v.p, v.cg, total, self.dim, lam, phase == 0)
+        v.cg[2] = self.cg_steps - phase
+
+    def priority(self, v):
+        return v.cg[2]
+
+    def scatter(self, v, e, nbr, ctx):
+        return ctx.iteration % (self.cg_steps + 1) == self.cg_steps
+
+
 def als(
     ratings: Ratings | str | os.PathLike,
     rank: int = 20,
@@ -315,6 +412,13 @@ def als(
     staleness: int | None = None,
     straggler: Any = None,
     options: RunOptions | None = None,
+    solver: str = "cholesky",
+    cg_steps: int = 3,
+    engine: str = "sync",
+    scheduler: str = "fifo",
+    consistency: str | None = None,
+    tol: float = 1e-3,
+    priority_ratio: float = 0.01,
 ) -> MFModel:
     """Factorize a ratings matrix by alternating least squares (see the module docstring).
 
@@ -322,38 +426,28 @@ def als(
     ----------
     ratings : Ratings or path
         Training ratings (a path is read with :func:`gas.io.ratings.read_ratings`).
-    rank, reg, iters : default 20, 0.1, 10
-        Latent factors; regularization, per vertex ``reg * n_v`` when ``weighted`` (Zhou et
-        al.), else ``reg``; iterations, each solving every user, then every item.
-    weighted, biases : bool, default True
-        Weighted-lambda regularization; a bias per user and per item.
-    init_std, seed : default 0.1, 0
-        Item factors start as ``init_std`` times standard normals drawn by :func:`start_value`
-        from ``(seed, vertex, j)``; biases at 0 (users are solved first).
-    test : Ratings, optional
-        Held-out ratings; their RMSE is recorded after every iteration.
-    threads, debug, progress
-        Numba threads; plain Python (slow); called after every iteration with ``{"iteration",
-        "seconds", "train_rmse", "test_rmse"}`` (the RMSEs when ``progress`` or ``test`` is given).
-    procs, partition, options
-        As in :func:`gas.run`: ``procs > 1`` runs on local processes, equal to one process up to
-        the order of floating-point sums; only the final RMSEs are then recorded.
-    staleness, straggler
-        With ``procs > 1``: bounded staleness ``s`` (:class:`gas.options.Staleness`) running
-        :class:`ALSStaticProgram` (``0`` is BSP: the default run's factors), and a delay per
-        superstep (``"RANK:SECONDS"``); the observed staleness goes to ``model.params["ssp"]``.
+    rank, reg, iters, weighted, biases : default 20, 0.1, 10, True, True
+        Latent factors; regularization (per vertex ``reg * n_v`` when ``weighted``, Zhou et al.);
+        iterations (every user solved, then every item); a bias per user and per item.
+    init_std, seed, test, threads, debug, progress
+        Item factors start as ``init_std`` times :func:`start_value` draws; held-out ratings (RMSE
+        recorded per iteration); Numba threads; plain Python; called per iteration with ``iteration``,
+        ``seconds``, ``train_rmse``, ``test_rmse`` (the RMSEs only after the last with ``procs > 1``).
+    procs, partition, options, staleness, straggler
+        As in :func:`gas.run` (same factors up to the order of sums); with ``procs > 1``, bounded
+        staleness ``s`` (:class:`ALSStaticProgram`; 0 is BSP) and a delay ``"RANK:SECONDS"``.
+    solver, cg_steps : default "cholesky", 3
+        Ridge regressions solved exactly, or by ``cg_steps`` warm-started CG steps (:class:`ALSCGProgram`).
+    engine, scheduler, consistency, tol, priority_ratio : default "sync", "fifo", None, 1e-3, 0.01
+        ``"async"``: :class:`ALSAsyncProgram` on :class:`gas.AsyncEngine` (``"edge"`` consistency by
+        default) with ``iters * (users + items)`` updates at most; a vertex that moved more than
+        ``tol`` reschedules its neighbours (:mod:`gas.algorithms.mf_async`).
 
     Returns
     -------
     MFModel
-        Factors, biases, original ids, and the per-iteration ``history``.
-
-    Raises
-    ------
-    InputError
-        A parameter out of range, no ratings, or a ``rank`` too large for the available memory.
-    ConvergenceError
-        The factors or the training RMSE stop being finite; ``result`` is None.
+        Factors, biases, original ids, the per-iteration ``history`` (InputError: a bad parameter,
+        no ratings, too little memory; ConvergenceError: factors or RMSE not finite).
 
     Examples
     --------
@@ -363,19 +457,68 @@ def als(
     >>> P, Q = rng.normal(size=(6, 3)), rng.normal(size=(5, 3))
     >>> u, i = np.divmod(np.arange(30), 5)
     >>> r = Ratings.from_arrays(u, i, 3.0 + np.sum(P[u] * Q[i], axis=1))
-    >>> m = als(r, rank=3, reg=1e-9, iters=30, weighted=False)
-    >>> bool(m.rmse(r) < 1e-6)
+    >>> bool(als(r, rank=3, reg=1e-9, iters=30, weighted=False).rmse(r) < 1e-6)
     True
     """
+    check_engine("als", engine, scheduler, consistency, procs, staleness=staleness, straggler=straggler)
     opts = _staleness_options(options, staleness, straggler, procs, iters, reg)
+    static = opts is not None and opts.staleness is not None
     fit = _Fit(ratings, "als", rank, init_std, seed, test, biases)
-    d, width = layout(rank, biases)
-    fit.check_memory(8 * (2 * (d + 6) * width + 4 * width))  # accumulators, w, model copies
+    cg = _solver_memory(fit, rank, biases, solver, cg_steps, static, engine, procs)
     fit.params.update(reg=float(reg), iters=int(iters), weighted=bool(weighted), biases=bool(biases))
     args = (rank, reg, weighted, biases, fit.mean, seed, init_std)
-    static = opts is not None and opts.staleness is not None
-    prog = ALSStaticProgram(*args, num_users=fit.num_users) if static else ALSProgram(*args)
+    if engine == "async":
+        how = dict(scheduler=scheduler, consistency=consistency, threads=threads, procs=procs, options=opts)
+        how.update(partition=partition, priority_ratio=priority_ratio)
+        return _als_async(fit, args, iters, tol, debug, progress, how)
+    prog = ALSStaticProgram(*args, num_users=fit.num_users) if static else _sync_program(args, cg, cg_steps)
     return fit.run(prog, iters, threads, debug, progress, True, procs, partition, opts)  # alternating
+
+
+def _als_async(
+    fit: _Fit, args: tuple, iters: int, tol: float, debug: bool, progress: Any, how: dict
+) -> MFModel:
+    """:class:`ALSAsyncProgram` on the asynchronous engine with a budget of the vertex updates of
+    ``iters`` synchronous iterations (:func:`gas.algorithms.mf_async.fit_async`)."""
+    prog = ALSAsyncProgram(*args, tol=tol)
+    return fit_async(fit, prog, iters * fit.graph.num_vertices, True, debug, progress, **how)
+
+
+def _solver_memory(
+    fit: _Fit, rank: int, biases: bool, solver: str, cg_steps: int, static: bool, engine: str, procs: int
+) -> bool:
+    """Check the solver (:func:`_check_solver`: True for CG), refuse a run too large for memory
+    (accumulators, ``w`` and CG's ``r``, ``p``, model copies), record the solver in ``fit.params``."""
+    cg = _check_solver(solver, cg_steps, static, engine, procs)
+    d, width = layout(rank, biases)
+    fit.check_memory(8 * (2 * (2 if cg else d + 6) * width + (6 if cg else 4) * width))
+    fit.params.update(solver=solver, **({"cg_steps": int(cg_steps)} if cg else {}))
+    return cg
+
+
+def _sync_program(args: tuple, cg: bool, cg_steps: int) -> ALSProgram:
+    """The synchronous engine's program: :class:`ALSCGProgram` for CG, else :class:`ALSProgram`."""
+    return ALSCGProgram(*args, cg_steps=cg_steps) if cg else ALSProgram(*args)
+
+
+def _check_solver(solver: str, cg_steps: int, static: bool, engine: str = "sync", procs: int = 1) -> bool:
+    """True for ``solver="cg"``, False for ``"cholesky"``; InputError for anything else, for
+    ``cg_steps < 1`` and for CG under bounded staleness, on the asynchronous engine (their
+    programs solve exactly) or on several processes (whose workers schedule by signals only)."""
+    if solver not in ("cholesky", "cg"):
+        raise InputError(
+            f"Expected solver 'cholesky' or 'cg' (got {solver!r})",
+            hint="solver='cholesky' solves exactly, 'cg' iteratively",
+        )
+    check_whole("cg_steps", cg_steps, 1)
+    if solver == "cg" and (static or engine == "async" or procs > 1):
+        what = "on the asynchronous engine" if engine == "async" else "under bounded staleness"
+        what = f"on {procs} processes" if procs > 1 and not static else what
+        raise InputError(
+            f"solver='cg' cannot run {what} (its half-steps span several synchronous supersteps)",
+            hint="use solver='cholesky' there",
+        )
+    return solver == "cg"
 
 
 def _staleness_options(

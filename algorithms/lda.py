@@ -61,6 +61,9 @@ and the word's ``phi`` (float32, precomputed by the word's apply), sums of block
 walk over the blocks, which costs less than the gathers there. Both draw from the same
 conditional. ``O(K)`` work per vertex per sweep remains (gather, apply). Random numbers: one
 SplitMix64 state per document, so results depend on the seed only, never on the thread count.
+From ``K = WORD_LISTS_MIN_K`` (500) on one process, :func:`lda` runs
+:class:`~gas.algorithms.lda_wordlists.LDAWordListProgram` instead: a token costs the topics its
+word uses (a list the word's apply builds) rather than a walk over ``K``, same conditional.
 
 Engine features this program works around (noted for the engine): an array-valued parameter
 (the totals vector; here the hub vertex and a second gather row), per-vertex fields that exist
@@ -87,6 +90,7 @@ from gas.options import RunOptions
 from gas.program import IN, OUT, VertexProgram
 
 # moved to their own modules; re-imported so every import path keeps working
+from .lda_async import check_lda_engine, sample_async
 from .lda_inputs import _BYTES_PER_VERTEX_TOPIC as _BYTES_PER_VERTEX_TOPIC
 from .lda_inputs import _as_corpus, _check, _check_corpus, lda_memory
 from .lda_inputs import _whole as _whole
@@ -99,8 +103,17 @@ from .lda_sampler import (
     sample_token_dense,
     seed_states,
 )
+from .lda_wordlists import LIST_RATIO, WORD_LISTS_MIN_K, LDAWordListProgram
 
-__all__ = ["LDAProgram", "LDAModel", "lda", "lda_memory", "lda_reference", "heldout_perplexity"]
+__all__ = [
+    "LDAProgram",
+    "LDAWordListProgram",
+    "LDAModel",
+    "lda",
+    "lda_memory",
+    "lda_reference",
+    "heldout_perplexity",
+]
 
 # a document samples by walking all K topics (vectorised) when it uses at least K / DENSE_RATIO of
 # them, else by its own topics plus the word's smoothing bucket (0: never walk all K). A topic
@@ -222,7 +235,7 @@ class _Start:
     """The graph, the program and the random start (topics uniform, seeded) of :func:`lda`."""
 
     graph: Graph
-    program: LDAProgram
+    program: LDAProgram | LDAWordListProgram
     eid: np.ndarray  # edge id of each token (tokens in the order of Corpus.tokens)
     doc: np.ndarray
     word: np.ndarray
@@ -233,7 +246,11 @@ class _Start:
     rng: np.ndarray  # starting random state of every vertex (documents only; 0 elsewhere)
 
 
-def _start(c: Corpus, K: int, alpha: float, beta: float, seed: int, ll_every: int) -> _Start:
+def _start(
+    c: Corpus, K: int, alpha: float, beta: float, seed: int, ll_every: int, word_lists: bool = False
+) -> _Start:
+    """The random start; the program samples by word lists at ``K >= WORD_LISTS_MIN_K`` when
+    ``word_lists`` (one process, synchronous engine)."""
     D, W = c.num_docs, c.num_words
     doc, word = c.tokens()
     m = doc.shape[0]
@@ -257,7 +274,11 @@ def _start(c: Corpus, K: int, alpha: float, beta: float, seed: int, ll_every: in
     nk_all[hub] = nk
     rng = np.zeros(D + W + 1, np.uint64)
     rng[:D] = seed_states(seed, D, 1)
-    prog = LDAProgram(K, D, W, alpha, beta, ll_every, dense_ratio=DENSE_RATIO)
+    prog = (
+        LDAWordListProgram(K, D, W, alpha, beta, ll_every, list_ratio=LIST_RATIO)
+        if word_lists and K >= WORD_LISTS_MIN_K
+        else LDAProgram(K, D, W, alpha, beta, ll_every, dense_ratio=DENSE_RATIO)
+    )
     return _Start(g, prog, eid, doc, word, m, (ndk, nwk, nk), z, nk_all, rng)
 
 
@@ -277,6 +298,12 @@ def _engine_of(st: _Start, threads: int | None, debug: bool) -> SyncEngine:
     eng.edge_columns["z"][:] = st.z
     eng.columns["nk"][:] = st.nk
     eng.columns["rng"][:] = st.rng
+    p = st.program
+    if isinstance(p, LDAWordListProgram):  # the documents' first copy of the totals
+        inv = (1.0 / (st.nk[p.hub] + p.wbeta)).astype(np.float32)
+        eng.columns["phi"][: p.num_docs] = inv
+        eng.columns["cdf"][: p.num_docs, : p.k] = np.cumsum(inv, dtype=np.float64)
+        eng.columns["r"][: p.num_docs] = p.beta * (st.nk[: p.num_docs] @ inv.astype(np.float64))
     return eng
 
 
@@ -366,6 +393,9 @@ def lda(
     partition: str = "hash",
     max_tokens: int | None = None,
     options: RunOptions | None = None,
+    engine: str = "sync",
+    scheduler: str = "sweep",
+    consistency: str | None = None,
 ) -> LDAModel | tuple[LDAModel, SyncEngine]:
     """Fit LDA by collapsed Gibbs sampling on the engine (one superstep per sweep).
 
@@ -373,37 +403,30 @@ def lda(
     ----------
     corpus : Corpus or array_like
         A :class:`~gas.io.corpus.Corpus`, or a documents x words matrix of counts.
-    topics : int, default 50
-    alpha, beta : float, default 0.1, 0.01
-        Symmetric Dirichlet priors of the document-topic and topic-word distributions.
+    topics, alpha, beta : default 50, 0.1, 0.01
+        Topics; symmetric Dirichlet priors of the document-topic and topic-word distributions.
     iters, seed : int, default 200, 0
         Sweeps over all tokens; same seed, same result (for any thread or process count).
     ll_every : int, default 10
         Record the log-likelihood every this many sweeps (0: only at the start and the end);
         it costs about one ``lgamma`` per nonzero count.
-    threads, debug
-        Numba threads; plain Python (slow; for small corpora). One process only.
-    progress : callable, optional
-        Called after each sweep with ``iteration``, ``seconds``, ``tokens_per_s``, the recorded
-        ``loglik_per_token`` (of the state before the sweep), on processes rank 0's bytes sent.
-    return_engine : bool, default False
-        Also return the engine (its columns hold the final vertex data; one process only).
+    threads, debug, progress, return_engine
+        Numba threads; plain Python (slow; one process); called after each sweep with ``iteration``,
+        ``seconds``, ``tokens_per_s``, the recorded ``loglik_per_token`` (of the state before the
+        sweep), on processes rank 0's bytes sent; also return the engine (one process only).
+    engine, scheduler, consistency : default "sync", "sweep", None
+        ``"async"``: one round of :class:`gas.AsyncEngine` per sweep, ``"edge"`` (default) or
+        ``"full"`` consistency (:mod:`gas.algorithms.lda_async`).
     procs, partition, options
-        As in :func:`gas.run` (see "On several processes" in the module docstring);
-        ``partition`` an edge-cut: ``hash``, ``range``, ``ldg`` or ``fennel`` (a vertex-cut would
-        split documents; it is refused with a ValueError).
+        As in :func:`gas.run` (module docstring, "On several processes"); ``partition`` an
+        edge-cut (``hash``, ``range``, ``ldg``, ``fennel``): a vertex-cut is refused.
     max_tokens : int, optional
-        Most tokens accepted. None (default): instead, the run's memory (:func:`lda_memory`)
-        must fit in the available memory (:func:`gas.io.limits.available_memory`).
+        Most tokens accepted; by default the run's memory (:func:`lda_memory`) must fit instead.
 
     Returns
     -------
     LDAModel
-
-    Raises
-    ------
-    InputError
-        Parameters out of range, no tokens, or too many (``max_tokens``, available memory).
+        InputError for parameters out of range, no tokens, or too many.
 
     Examples
     --------
@@ -417,18 +440,31 @@ def lda(
     """
     _check(topics, alpha, beta, iters)
     _check_procs(procs, partition, return_engine, debug)
+    check_lda_engine(engine, scheduler, consistency, int(procs))
     c = _as_corpus(corpus)
     _check_corpus(c, int(topics), max_tokens)
-    K, D, W = int(topics), c.num_docs, c.num_words
-    st = _start(c, K, alpha, beta, seed, ll_every)
+    K = int(topics)
+    st = _start(c, K, alpha, beta, seed, ll_every, procs == 1 and engine == "sync")
     rec = _Recorder(st, alpha, beta, ll_every, progress)
-    z, eng = _sample(st, iters, rec, threads, debug, procs, partition, options)
-    model = _model(c, st.doc, st.word, z, K, alpha, beta, rec.ll, rec.ll_iters, rec.seconds)
-    if iters > 0:
-        final = counts_from_assignments(st.doc, st.word, z, D, W, K)
-        model.loglik = np.append(model.loglik, loglikelihood(*final, alpha, beta))
-        model.loglik_iters = np.append(model.loglik_iters, iters)
+    if engine == "async":
+        how = dict(scheduler=scheduler, consistency=consistency, threads=threads, debug=debug)
+        z, eng = sample_async(st, iters, rec, procs=procs, partition=partition, options=options, **how)
+    else:
+        z, eng = _sample(st, iters, rec, threads, debug, procs, partition, options)
+    model = _final(
+        _model(c, st.doc, st.word, z, K, alpha, beta, rec.ll, rec.ll_iters, rec.seconds), st, z, iters
+    )
     return (model, eng) if return_engine else model  # type: ignore[return-value]
+
+
+def _final(model: LDAModel, st: _Start, z: np.ndarray, iters: int) -> LDAModel:
+    """``model`` with the log-likelihood of the final assignments ``z`` recorded (after a run)."""
+    if iters > 0:
+        (D, K), W = model.doc_topic.shape, model.topic_word.shape[1]
+        final = counts_from_assignments(st.doc, st.word, z, D, W, K)
+        model.loglik = np.append(model.loglik, loglikelihood(*final, model.alpha, model.beta))
+        model.loglik_iters = np.append(model.loglik_iters, iters)
+    return model
 
 
 _WHY_EDGE_CUT = (

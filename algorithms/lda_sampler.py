@@ -160,6 +160,121 @@ def sample_token_dense(nd, nz, nnz, buf, phi, nw, o, alpha, beta, state):
 
 
 @njit(cache=True, inline="always")
+def sample_token_words(nd, nz, nnz, inv, cinv, r, wtop, wcnt, wnnz, o, alpha, beta, state):
+    """Resample one token from the word's nonzero topics and the document's (SparseLDA's three
+    buckets, Yao, Mimno and McCallum 2009), for large ``K``.
+
+    ``nd``, ``nz``, ``nnz``: the document's counts and topic list as in :func:`sample_token`.
+    ``inv[k] = 1 / (n_k + W beta)`` (float32) and its running sums ``cinv`` (float64): the
+    document's copy of the topic totals, as they stood at the start of the previous sweep.
+    ``r = beta sum_k n_dk inv[k]``, the document bucket, kept up to date here. ``wtop[:wnnz]``,
+    ``wcnt[:wnnz]``: the word's topics with a nonzero count and those counts (the start of the
+    sweep; the token's own old topic ``o`` is removed exactly). The conditional splits as::
+
+        (n_dk^- + alpha) (n_wk^- + beta) inv_k
+            = (n_dk^- + alpha) n_wk^- inv_k      word bucket: the word's topics
+            + beta n_dk^- inv_k                  document bucket: the document's topics
+            + alpha beta inv_k                   smoothing: binary search on ``cinv``
+
+    Cost: the word's topics (twice when its bucket is drawn from), the document's topics when
+    its bucket is, ``log K`` for the smoothing bucket; the word side is a short list, not a row
+    of ``K``. Returns ``(new topic, nnz, r, state)``.
+    """
+    K = nd.shape[0]
+    nnz = _doc_remove(nd, nz, nnz, o)
+    r -= beta * inv[o]
+    q = 0.0
+    for j in range(wnnz):
+        k = wtop[j]
+        c = wcnt[j] - (1.0 if k == o else 0.0)
+        q += (nd[k] + alpha) * c * inv[k]
+    state, u = rand(state)
+    u *= q + r + alpha * beta * cinv[K - 1]
+    new = -1
+    bucket = 0 if u < q else (1 if u < q + r else 2)
+    if bucket == 0:
+        for j in range(wnnz):
+            k = wtop[j]
+            c = wcnt[j] - (1.0 if k == o else 0.0)
+            u -= (nd[k] + alpha) * c * inv[k]
+            if u < 0.0:
+                new = k
+                break
+        if new < 0:  # rounding put u past the last weight
+            new = wtop[wnnz - 1]
+    elif bucket == 1:
+        u = (u - q) / beta
+        for j in range(nnz):
+            k = nz[j]
+            u -= nd[k] * inv[k]
+            if u < 0.0:
+                new = k
+                break
+        if new < 0:
+            new = nz[nnz - 1] if nnz > 0 else o
+    else:
+        u = (u - q - r) / (alpha * beta)
+        lo, hi = 0, K - 1
+        while lo < hi:  # first k with cinv[k] > u
+            mid = (lo + hi) >> 1
+            if cinv[mid] > u:
+                hi = mid
+            else:
+                lo = mid + 1
+        new = lo
+    r += beta * inv[new]
+    return new, _doc_add(nd, nz, nnz, new), r, state
+
+
+@njit(cache=True, inline="always")
+def sample_token_words_dense(nd, nz, nnz, inv, scratch, r, nw, o, alpha, beta, state):
+    """:func:`sample_token_words` for a word that uses many topics: a walk over all ``K`` of
+    ``(n_dk^- + alpha) (n_wk^- + beta) inv[k]`` with the word's counts ``nw`` as a row of ``K``.
+
+    ``scratch[K:]`` (at least ``K // 8`` floats past ``K``) takes the sums of blocks of 8 topics
+    (the first pass, which the compiler vectorises); the draw walks the block sums, then
+    recomputes the weights of one block. Same arguments otherwise and same result
+    ``(new topic, nnz, r, state)``.
+    """
+    K = nd.shape[0]
+    nb = K >> 3
+    nnz = _doc_remove(nd, nz, nnz, o)
+    r -= beta * inv[o]
+    total = 0.0
+    for b in range(nb):
+        x = 0.0
+        for t in range(b << 3, (b << 3) + 8):
+            x += (nd[t] + alpha) * (nw[t] + beta) * inv[t]
+        scratch[K + b] = x
+        total += x
+    for t in range(nb << 3, K):
+        total += (nd[t] + alpha) * (nw[t] + beta) * inv[t]
+    own = (nd[o] + alpha) * inv[o]  # the token's own count off n_wo
+    if (o >> 3) < nb:
+        scratch[K + (o >> 3)] -= own
+    total -= own
+    state, u = rand(state)
+    u *= total
+    b = 0
+    while b < nb and u >= scratch[K + b]:
+        u -= scratch[K + b]
+        b += 1
+    new = -1
+    for t in range(b << 3, K):
+        c = nw[t] - (1.0 if t == o else 0.0)
+        w = (nd[t] + alpha) * (c + beta) * inv[t]
+        if w > 0.0:
+            new = t
+        u -= w
+        if u < 0.0:
+            break
+    if new < 0:  # rounding: no positive weight from the block on; the token keeps its topic
+        new = o
+    r += beta * inv[new]
+    return new, _doc_add(nd, nz, nnz, new), r, state
+
+
+@njit(cache=True, inline="always")
 def _doc_remove(nd, nz, nnz, o):
     """Take one token off topic ``o`` of a document; return the new length of its topic list."""
     nd[o] -= 1

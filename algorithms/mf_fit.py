@@ -241,7 +241,7 @@ class _Fit:
         """:meth:`run` on local worker processes (:func:`gas.run`): only the final RMSEs are known."""
         from gas.runtime.local import initial_state
 
-        per = 2 if alternate else 1
+        per = 2 * getattr(program, "half_step_supersteps", 1) if alternate else 1
         opts = options or RunOptions()
         if not alternate:  # the same random start as one process, drawn here
             opts = replace(opts, restore=initial_state(self.graph, program, {"vertex": {"w": self.start()}}))
@@ -287,7 +287,7 @@ class _Fit:
         training RMSE, when tracked) are finite: a diverging run stops at once."""
         from gas.engine import SyncEngine
 
-        per = 2 if alternate else 1
+        per = 2 * getattr(program, "half_step_supersteps", 1) if alternate else 1
         eng = SyncEngine(self.graph, program, threads=threads, debug=debug)
         if not alternate:
             w0 = self.start()

@@ -32,6 +32,12 @@ own share of them starting from the same vector, and the master adds up the shar
 (``sum`` of the accumulators), so within an epoch a user's steps on one process do not see its
 steps on another (Hogwild's delay, bounded by one epoch). A vertex-cut would mirror items and
 lose the mirrors' updates, so it is refused.
+
+On the asynchronous engine (``engine="async"``, :mod:`gas.algorithms.mf_async`) this program
+would need ``full`` consistency: two users of one item are not adjacent, so ``edge`` consistency
+runs them at once and one's write to the item can be lost (``tests/test_mf_async.py`` counts
+such losses). There :class:`~gas.algorithms.mf_async.SGDAsyncProgram` runs instead: each side
+steps only its own factors, which ``edge`` consistency makes serializable.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from gas.algorithms.mf_async import SGDAsyncProgram, check_engine, fit_async
 from gas.algorithms.mf_fit import _Fit, check_real, check_whole
 from gas.algorithms.mf_model import MFModel
 from gas.io.ratings import Ratings
@@ -142,6 +149,9 @@ def sgd(
     procs: int = 1,
     partition: str = "hash",
     options: RunOptions | None = None,
+    engine: str = "sync",
+    scheduler: str = "fifo",
+    consistency: str | None = None,
 ) -> MFModel:
     """Factorize a ratings matrix by SGD with biases (see the module docstring).
 
@@ -149,24 +159,23 @@ def sgd(
     ----------
     ratings : Ratings or path
         Training ratings.
-    rank : int, default 20
+    rank, biases, iters : default 20, True, 20
+        Factors; a bias per user and item; epochs (passes over all ratings).
     lr, reg, decay : float, default 0.02, 0.05, 0.9
         Initial step size; weight of the squared norms of factors and biases; the step is
         multiplied by ``decay`` after every epoch.
-    biases : bool, default True
-    iters : int, default 20
-        Epochs (passes over all ratings).
-    init_std, seed : default 0.1, 0
-        Factors start as ``N(0, init_std^2)`` draws (``numpy.random.default_rng(seed)``), biases 0.
-    test : Ratings, optional
-        Held-out ratings; their RMSE is recorded after every epoch.
-    threads, debug
-        Numba threads (``threads=1`` gives a deterministic run); plain Python.
-    progress : callable, optional
-        Called after every epoch with ``{"iteration", "seconds", "train_rmse", "test_rmse"}``
-        (with ``procs > 1``: ``iteration`` and ``seconds``, and the RMSEs after the last epoch).
+    init_std, seed, test : default 0.1, 0, None
+        Starting factors ``N(0, init_std^2)`` (``numpy.random.default_rng(seed)``), biases 0;
+        held-out ratings, whose RMSE is recorded after every epoch.
+    threads, debug, progress
+        Numba threads (1: a deterministic run); plain Python; called after every epoch with
+        ``iteration``, ``seconds``, ``train_rmse``, ``test_rmse`` (the RMSEs only after the
+        last epoch with ``procs > 1``).
     procs, partition, options
         As in :func:`gas.run`; ``partition`` an edge-cut partitioner (see the module docstring).
+    engine, scheduler, consistency : default "sync", "fifo", None
+        ``engine="async"``: each side steps only its own factors, one round per epoch, on
+        :class:`gas.AsyncEngine` (``"edge"`` by default; :mod:`gas.algorithms.mf_async`).
 
     Returns
     -------
@@ -189,11 +198,18 @@ def sgd(
     >>> bool(m.rmse(test) < 0.7 * test.rating.std())   # the std: RMSE of predicting the mean
     True
     """
-    _check_args(iters, procs, lr, reg, decay, partition)
+    check_engine("sgd", engine, scheduler, consistency, procs)
+    _check_args(iters, procs, lr, reg, decay, partition if engine == "sync" else "hash")
     fit = _Fit(ratings, "sgd", rank, init_std, seed, test, biases)
     fit.params.update(lr=float(lr), reg=float(reg), decay=float(decay), iters=int(iters), biases=bool(biases))
     fit.check_memory(8 * (6 * (int(rank) + 1) + 8))
-    prog = SGDProgram(rank, lr, reg, decay, biases, fit.mean)
+    prog = (SGDAsyncProgram if engine == "async" else SGDProgram)(rank, lr, reg, decay, biases, fit.mean)
+    if engine == "async":  # one round is one epoch
+        how = dict(
+            rounds=int(iters), scheduler=scheduler, consistency=consistency, threads=threads, procs=procs
+        )
+        where = dict(partition=partition, options=options)
+        return fit_async(fit, prog, iters * fit.graph.num_vertices, False, debug, progress, **how, **where)
     return fit.run(prog, iters, threads, debug, progress, False, procs, partition, options)  # one side
 
 

@@ -3,6 +3,12 @@
 Usage: python -m bench.lda [--sweeps 20] [--topics 50 200 1000] [--threads 2] [--ll-sweeps 200]
                            [--quick] [--no-write]
        python -m bench.lda --procs 2 [--procs-sweeps 200] [--procs-topics 50] [--threads 2]
+       python -m bench.lda --paired [--rounds 3] [--sweeps 10] [--topics 50 200 1000] [--out FILE]
+
+``--paired`` measures only gaslab 1 / ``--threads`` threads against tomotopy 1 / ``--threads``
+workers, in turns (``--rounds`` rounds; each ratio pairs two runs made one after the other),
+with gaslab's first call (compile or cache load) timed apart and the run's conditions (CPU,
+cores, load before and after, Numba's threading layer, tomotopy's instruction set).
 
 Corpora: AP (Blei's lda-c, ../shared/datasets/ap, 2,246 documents, 435,838 tokens) and a
 synthetic corpus drawn from the LDA generative process (20,000 documents x 100 tokens, 10,000
@@ -65,8 +71,16 @@ def ll_of(c: Corpus, doc, word, z, K) -> float:
     return float(S.loglikelihood(*counts, ALPHA, BETA)) / c.num_tokens
 
 
+def first_call(c: Corpus, K: int, threads: int) -> float:
+    """Seconds of gaslab's first call at ``K`` in this process (a one-sweep run on 20 documents):
+    compiling the kernels, or loading them from Numba's disk cache when it holds them."""
+    t0 = time.perf_counter()
+    L.lda(c.subset(np.arange(min(20, c.num_docs))), topics=K, iters=1, threads=threads)
+    return time.perf_counter() - t0
+
+
 def run_gaslab(c: Corpus, K: int, sweeps: int, threads: int, seed: int = 1):
-    L.lda(c.subset(np.arange(min(20, c.num_docs))), topics=K, iters=1, threads=threads)  # compile
+    first_call(c, K, threads)  # compile (timed apart by main)
     m = L.lda(c, topics=K, alpha=ALPHA, beta=BETA, iters=sweeps, seed=seed, ll_every=0, threads=threads)
     return c.num_tokens * sweeps / m.seconds.sum(), m.loglik_per_token()[-1], m
 
@@ -244,6 +258,99 @@ def recovery_line(args: argparse.Namespace) -> str:
     return line, best_match_cosine(gm.topic_word, phi)
 
 
+def conditions() -> dict:
+    """What a later run needs to tell its figures from these: CPU, cores, load, thread layers."""
+    import numba
+    import tomotopy as tp
+
+    from .compare_trees import cpu_model
+
+    return {
+        "cpu": cpu_model(),
+        "cpus": os.cpu_count(),
+        "load": os.getloadavg(),
+        "numba": f"{numba.__version__}, threading layer {numba.threading_layer()}",
+        "tomotopy": f"{tp.__version__} ({tp.isa})",
+    }
+
+
+def paired_section(args: argparse.Namespace, corpora) -> str:
+    """gaslab 1 / ``--threads`` threads against tomotopy 1 / ``--threads`` workers on each corpus and
+    K, ``--rounds`` rounds in turns (gaslab 1, tomotopy 1, gaslab N, tomotopy N, then again), so
+    each ratio pairs two runs made a few seconds apart on the same (shared) machine."""
+    import numba
+
+    N, sweeps = args.threads, args.sweeps
+    numba.set_num_threads(max(N, 1))
+    cond0 = conditions()
+    rows = []
+    for name, c, _ in corpora:
+        if not any(name.lower().startswith(x.lower()) for x in args.corpora):
+            continue
+        for K in args.topics:
+            first = [first_call(c, K, 1), first_call(c, K, N)]
+            g = {1: [], N: []}
+            t = {1: [], N: []}
+            gll, tll, same = {}, {}, True
+            for r in range(args.rounds):
+                for th in (1, N):
+                    m = L.lda(
+                        c, topics=K, alpha=ALPHA, beta=BETA, iters=sweeps, seed=1, ll_every=0, threads=th
+                    )
+                    g[th].append(c.num_tokens * sweeps / m.seconds.sum())
+                    gll[th] = m.loglik_per_token()[-1]
+                    if th == 1:
+                        z1 = m.assignments
+                    else:
+                        same = same and bool(np.array_equal(z1, m.assignments))
+                    tt, tl = run_tomotopy(c, K, sweeps, th)
+                    t[th].append(tt)
+                    tll[th] = tl
+                print(
+                    f"{name} K={K} round {r}: gaslab {g[1][-1] / 1e6:.2f} / {g[N][-1] / 1e6:.2f}, "
+                    f"tomotopy {t[1][-1] / 1e6:.2f} / {t[N][-1] / 1e6:.2f} M tokens/s, load "
+                    f"{os.getloadavg()[0]:.1f}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+            def ratio(a, b):
+                r = [x / y for x, y in zip(a, b)]
+                return f"{np.median(r):.2f} ({min(r):.2f}-{max(r):.2f})"
+
+            rows.append(
+                f"| {name} | {K} | {np.median(g[1]) / 1e6:.2f} | {np.median(g[N]) / 1e6:.2f} "
+                f"| {np.median(t[1]) / 1e6:.2f} | {np.median(t[N]) / 1e6:.2f} | {ratio(g[1], t[1])} "
+                f"| {ratio(g[N], t[N])} | {np.median(g[N]) / np.median(g[1]):.2f} "
+                f"| {np.median(t[N]) / np.median(t[1]):.2f} | {gll[1]:.4f} | {'yes' if same else 'NO'} "
+                f"| {tll[1]:.4f} / {tll[N]:.4f} | {first[0]:.2f} / {first[1]:.2f} |"
+            )
+            print(rows[-1], file=sys.stderr, flush=True)
+    cond1 = conditions()
+    load = " / ".join(f"{x:.1f}" for x in cond0["load"])
+    load1 = " / ".join(f"{x:.1f}" for x in cond1["load"])
+    return "\n".join(
+        [
+            f"`python -m bench.lda --paired --sweeps {sweeps} --threads {N} --rounds {args.rounds} "
+            f"--topics {' '.join(map(str, args.topics))}` ({time.strftime('%Y-%m-%d %H:%M')}): "
+            f"{cond0['cpu']}, {cond0['cpus']} CPUs; Numba {cond0['numba']}; tomotopy {cond0['tomotopy']}. "
+            f"Load average (1/5/15 min) {load} at the start, {load1} at the end. alpha {ALPHA}, beta {BETA}, "
+            f"{sweeps} sweeps, seed 1, tomotopy without hyperparameter optimisation. M tokens/s = tokens x "
+            "sweeps / wall time of the sweeps (medians of the rounds); the ratios are medians (min-max) "
+            "of each round's pair, the two runs made one after the other. gaslab's log-likelihood is the "
+            f"same at 1 and {N} threads (same assignments: column 'same'). First call = seconds of gaslab's "
+            "first lda() at that K in the process (1 thread / N threads): compiling, or loading from "
+            "Numba's disk cache; it is not in the tokens/s.",
+            "",
+            f"| corpus | K | gaslab 1 | gaslab {N} | tomotopy 1 | tomotopy {N} | gaslab 1 / tomotopy 1 "
+            f"| gaslab {N} / tomotopy {N} | gaslab {N}/1 | tomotopy {N}/1 | loglik gaslab | same "
+            f"| loglik tomotopy 1 / {N} | first call s |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+            *rows,
+        ]
+    )
+
+
 def targets_paragraph(
     meas: list[dict], check: tuple[int, float] | None, rec: tuple[int, float] | None
 ) -> str:
@@ -306,6 +413,14 @@ def main() -> None:
     ap.add_argument("--partitions", nargs="+", default=["hash"], help="edge-cuts for --procs")
     ap.add_argument("--recovery-sweeps", type=int, default=200, help="sweeps of the recovery line (0: skip)")
     ap.add_argument("--recovery-only", action="store_true", help="only print the recovery line")
+    ap.add_argument(
+        "--paired",
+        action="store_true",
+        help="only the paired table: gaslab 1 / N threads against tomotopy 1 / N workers, in turns",
+    )
+    ap.add_argument("--rounds", type=int, default=3, help="rounds in turns of --paired")
+    ap.add_argument("--corpora", nargs="+", default=["AP", "synthetic"], help="corpora of --paired")
+    ap.add_argument("--out", default="", help="also write the --paired table to this file")
     args = ap.parse_args()
     if args.recovery_only:
         print(recovery_line(args)[0])
@@ -325,6 +440,12 @@ def main() -> None:
     )
     corpora.append((f"synthetic {n // 1000}k x 100", syn, phi))
     load0 = os.getloadavg()[0]
+    if args.paired:
+        body = paired_section(args, corpora)
+        print(body)
+        if args.out:
+            Path(args.out).write_text(body + "\n")
+        return
     rows, notes, meas = [], [], []
     for name, c, phi_true in corpora:
         for K in args.topics:

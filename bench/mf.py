@@ -2,6 +2,8 @@
 
 Usage: python -m bench.mf [--ratings 10000000 --users 100000 --items 20000] [--rank 20]
        [--threads 2] [--iters 3] [--rounds 2] [--skip-quality] [--skip-speed] [--no-write]
+       [--shape synthetic|ml-latest-small|FilmTrust] [--solver cholesky|cg] [--als-only]
+       [--blas-threads 1]
 
 Quality (when ../shared/datasets is present): ml-latest-small and FilmTrust, a random 80/20 split
 of the ratings (``Ratings.split(0.2, seed=0)``), test RMSE of gaslab ALS and SGD with their
@@ -22,6 +24,16 @@ the engine's (graph built once, before); implicit's comes from its per-iteration
 surprise's is its ``fit`` time on a prebuilt trainset divided by the epochs (its trainset build
 is reported separately). Every solver gets one untimed warm-up (compile) and the best of
 ``--rounds`` timed rounds, the rounds interleaved so that load from other jobs hits all alike.
+``--shape`` times the ratings of ml-latest-small or FilmTrust instead of the synthetic set.
+
+Conditions of the run are printed and recorded (a later run can tell why it differs): the CPU
+model, the threads of each side (gaslab's Numba threads and threading layer, implicit's
+``num_threads``), every BLAS/OpenMP pool threadpoolctl sees outside and inside implicit's
+``threadpool_limits`` (implicit warns when OpenBLAS has more than one thread), the thread
+environment variables, and the load average before and after every measured round. The ALS ratio
+depends on load: gaslab's half-steps run on one thread (one side of the bipartite graph is one
+contiguous block of the engine's vertex ranges, which Numba hands to one thread), implicit's on
+both, so implicit gains a second free core and gaslab does not (bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -44,6 +56,7 @@ if not __package__:  # started as a file: the relative imports below need the pa
     raise SystemExit("run this benchmark as a module: python -m bench.mf")
 
 from ._results import write_section
+from .compare_trees import cpu_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -52,6 +65,46 @@ SHARED = ROOT.parent / "shared" / "datasets"
 def _load() -> str:
     a, b, c = os.getloadavg()
     return f"{a:.1f} / {b:.1f} / {c:.1f}"
+
+
+_THREAD_ENV = (
+    "NUMBA_NUM_THREADS",
+    "NUMBA_THREADING_LAYER",
+    "OMP_NUM_THREADS",
+    "OMP_WAIT_POLICY",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+)
+
+
+def _pools() -> str:
+    """The thread pools threadpoolctl sees: ``prefix (api): threads`` each."""
+    from threadpoolctl import threadpool_info
+
+    return ", ".join(f"{p['prefix']} ({p['user_api']}): {p['num_threads']}" for p in threadpool_info())
+
+
+def conditions(threads: int, blas_threads: int) -> dict[str, str]:
+    """What a later run needs to tell why its figures differ: CPU, threads of each side, BLAS."""
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    try:
+        layer = numba.threading_layer()  # known once a parallel kernel has run
+    except ValueError:
+        layer = "not yet chosen"
+    with threadpool_limits(blas_threads, "blas"):
+        inside = _pools()
+    env = ", ".join(f"{k}={os.environ[k]}" for k in _THREAD_ENV if k in os.environ) or "none set"
+    return {
+        "cpu": f"{cpu_model()}, {os.cpu_count()} CPUs",
+        "gaslab": f"{threads} Numba threads (NUMBA_NUM_THREADS {numba.config.NUMBA_NUM_THREADS}, "
+        f"layer {layer})",
+        "implicit": f"num_threads={threads}, BLAS held to {blas_threads} by threadpool_limits",
+        "pools": _pools(),
+        "pools_in_implicit": inside,
+        "env": env,
+    }
 
 
 # ------------------------------------------------------------------ peers
@@ -150,6 +203,25 @@ def procs_quality(threads: int, procs: int) -> list[tuple]:
     return rows
 
 
+def solver_quality(threads: int) -> list[tuple]:
+    """Test RMSE of gaslab ALS (defaults: 10 iterations, reg 0.1 weighted, biases) with each solver
+    at rank 20 and 64 on the quality split, and the best epoch's seconds."""
+    rows = []
+    for name, _r, train, test in _quality_sets():
+        for rank in (20, 64):
+            for solver in ("cholesky", "cg"):
+                m = als(train, rank=rank, test=test, threads=threads, solver=solver)
+                last = m.history[-1]
+                sec = min(h["seconds"] for h in m.history)
+                print(
+                    f"{name} rank {rank} {solver}: test RMSE {last['test_rmse']:.4f}, train RMSE "
+                    f"{last['train_rmse']:.4f} after {len(m.history)} iterations, {sec:.3f} s/epoch",
+                    flush=True,
+                )
+                rows.append((name, rank, solver, last["test_rmse"], last["train_rmse"], sec))
+    return rows
+
+
 # ------------------------------------------------------------------ speed
 
 
@@ -157,33 +229,39 @@ def speed(args: argparse.Namespace) -> dict:
     from threadpoolctl import threadpool_limits
 
     t0 = time.perf_counter()
-    r = synthetic_ratings(args.users, args.items, args.ratings, rank=20, noise=0.5, seed=0)
+    if args.shape == "synthetic":
+        r = synthetic_ratings(args.users, args.items, args.ratings, rank=20, noise=0.5, seed=0)
+    else:
+        r = next(x[1] for x in _quality_sets() if x[0] == args.shape)
     gen = time.perf_counter() - t0
     n = len(r)
     print(
-        f"synthetic: {n:,d} ratings, {r.num_users:,d} users, {r.num_items:,d} items ({gen:.1f} s)", flush=True
+        f"{args.shape}: {n:,d} ratings, {r.num_users:,d} users, {r.num_items:,d} items ({gen:.1f} s)",
+        flush=True,
     )
     k, th, iters = args.rank, args.threads, args.iters
+    kw = {} if args.solver is None else {"solver": args.solver}
 
     import scipy.sparse as sp
     from implicit.cpu.als import AlternatingLeastSquares
-    from surprise import SVD
 
     csr = sp.csr_matrix((r.rating.astype(np.float32), (r.user, r.item)), shape=(r.num_users, r.num_items))
     t0 = time.perf_counter()
-    trainset = _surprise_data(r, (float(r.rating.min()), float(r.rating.max()))).build_full_trainset()
+    trainset = None
+    if not args.als_only:
+        trainset = _surprise_data(r, (float(r.rating.min()), float(r.rating.max()))).build_full_trainset()
     surprise_build = time.perf_counter() - t0
     print(f"surprise trainset build: {surprise_build:.1f} s", flush=True)
 
     def gas_als():
-        return min(h["seconds"] for h in als(r, rank=k, iters=iters, threads=th).history)
+        return min(h["seconds"] for h in als(r, rank=k, iters=iters, threads=th, **kw).history)
 
     def gas_sgd():
         return min(h["seconds"] for h in sgd(r, rank=k, iters=iters, threads=th).history)
 
     def implicit_als():
         stamps = []
-        with threadpool_limits(1, "blas"):
+        with threadpool_limits(args.blas_threads, "blas"):
             model = AlternatingLeastSquares(
                 factors=k,
                 regularization=0.1,
@@ -198,6 +276,8 @@ def speed(args: argparse.Namespace) -> dict:
         return float(times.min())
 
     def surprise_svd():
+        from surprise import SVD
+
         algo = SVD(n_factors=k, n_epochs=iters, random_state=0)
         t0 = time.perf_counter()
         algo.fit(trainset)
@@ -205,24 +285,38 @@ def speed(args: argparse.Namespace) -> dict:
 
     # warm-ups: compile gaslab's kernels for this rank (small set), implicit's first call
     small = synthetic_ratings(2000, 500, 20000, seed=1)
-    als(small, rank=k, iters=1, threads=th)
+    als(small, rank=k, iters=1, threads=th, **kw)
     sgd(small, rank=k, iters=1, threads=th)
-    solvers = {
-        "gaslab ALS": gas_als,
-        "implicit ALS": implicit_als,
-        "gaslab SGD": gas_sgd,
-        "surprise SVD": surprise_svd,
-    }
+    solvers = {"gaslab ALS": gas_als, "implicit ALS": implicit_als}
+    if not args.als_only:
+        solvers.update({"gaslab SGD": gas_sgd, "surprise SVD": surprise_svd})
+    cond = conditions(th, args.blas_threads)
+    for key, val in cond.items():
+        print(f"conditions: {key}: {val}", flush=True)
     best = {name: float("inf") for name in solvers}
     per_round: dict[str, list[float]] = {name: [] for name in solvers}
+    loads: dict[str, list[str]] = {name: [] for name in solvers}
     load_start = _load()
     for rnd in range(args.rounds):
         for name, fn in solvers.items():
+            before = _load()
             sec = fn()
+            after = _load()
             best[name] = min(best[name], sec)
             per_round[name].append(sec)
-            print(f"round {rnd}: {name}: {sec:.3f} s/epoch ({n / sec / 1e6:.2f} M ratings/s)", flush=True)
+            loads[name].append(f"{before} -> {after}")
+            print(
+                f"round {rnd}: {name}: {sec:.3f} s/epoch ({n / sec / 1e6:.2f} M ratings/s), "
+                f"load {before} -> {after}",
+                flush=True,
+            )
+    for peer, ours in (("implicit ALS", "gaslab ALS"), ("surprise SVD", "gaslab SGD")):
+        if peer in per_round:
+            pairs = ", ".join(f"{p / o:.2f}" for p, o in zip(per_round[peer], per_round[ours]))
+            print(f"paired {ours} speed-up over {peer} per round: {pairs}", flush=True)
     return {
+        "conditions": cond,
+        "loads": loads,
         "n": n,
         "users": r.num_users,
         "items": r.num_items,
@@ -237,11 +331,16 @@ def speed(args: argparse.Namespace) -> dict:
 def _versions() -> str:
     import implicit
     import numba
-    import surprise
 
+    try:
+        import surprise
+
+        sv = surprise.__version__
+    except ImportError:
+        sv = "not installed"
     return (
         f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
-        f"implicit {implicit.__version__}, scikit-surprise {surprise.__version__}"
+        f"implicit {implicit.__version__}, scikit-surprise {sv}"
     )
 
 
@@ -283,12 +382,29 @@ def main() -> None:
     ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument(
+        "--shape",
+        choices=("synthetic", "ml-latest-small", "FilmTrust"),
+        default="synthetic",
+        help="time ALS/SGD on these ratings (ml-latest-small, FilmTrust: the real set, all ratings)",
+    )
+    ap.add_argument("--solver", default=None, help="gaslab ALS solver (default: als()'s default)")
+    ap.add_argument("--als-only", action="store_true", help="time gaslab ALS and implicit only")
+    ap.add_argument("--blas-threads", type=int, default=1, help="implicit's BLAS threads (1: its advice)")
+    ap.add_argument(
         "--procs",
         type=int,
         default=0,
         help="only compare test RMSE of one process with this many (own section in RESULTS.md)",
     )
+    ap.add_argument(
+        "--solver-quality",
+        action="store_true",
+        help="only print gaslab ALS's test RMSE with each solver (rank 20 and 64, 10 iterations)",
+    )
     args = ap.parse_args()
+    if args.solver_quality:
+        solver_quality(args.threads)
+        return
     if args.procs:
         _procs_section(args)
         return
@@ -327,33 +443,42 @@ def main() -> None:
         def each(peer: str, ours: str) -> str:
             return ", ".join(f"{p / o:.2f}" for p, o in zip(rr[peer], rr[ours]))
 
+        c = sp["conditions"]
+        what = "synthetic rank-20 + noise" if args.shape == "synthetic" else f"the {args.shape} ratings"
         lines += [
             "",
-            f"### Speed: synthetic rank-20 + noise, {n:,d} ratings, {sp['users']:,d} users x "
-            f"{sp['items']:,d} items",
+            f"### Speed: {what}, {n:,d} ratings, {sp['users']:,d} users x {sp['items']:,d} items",
             "",
-            f"Rank {args.rank}, {args.threads} threads (surprise: 1, it has no thread option), best "
-            f"epoch of {args.rounds} interleaved rounds of {args.iters} epochs after a warm-up. Load "
-            f"average (1/5/15 min) {sp['load_start']} at the start of the timed rounds and "
-            f"{sp['load_end']} at the end: the 2 cores were shared with other jobs, so absolute "
-            f"numbers are pessimistic; the ratios come from the same run.",
+            f"Rank {args.rank}, gaslab ALS solver {args.solver or 'default'}, {args.threads} threads "
+            f"(surprise: 1, it has no thread option), best epoch of {args.rounds} interleaved rounds of "
+            f"{args.iters} epochs after a warm-up. Load average (1/5/15 min) {sp['load_start']} at the "
+            f"start of the timed rounds and {sp['load_end']} at the end: the 2 cores were shared with "
+            "other jobs, so absolute numbers are pessimistic; the ratios come from the same run. "
+            f"Conditions: {c['cpu']}; gaslab {c['gaslab']}; implicit {c['implicit']}; thread pools "
+            f"{c['pools']} (inside implicit's limit: {c['pools_in_implicit']}); environment {c['env']}.",
             "",
             "| solver | s / epoch | M ratings/s | gaslab speed-up (best vs best) | speed-up in each round |",
             "|---|---:|---:|---:|---|",
             f"| gaslab ALS | {b['gaslab ALS']:.3f} | {n / b['gaslab ALS'] / 1e6:.2f} | | |",
             f"| implicit ALS (CPU, CG) | {b['implicit ALS']:.3f} | {n / b['implicit ALS'] / 1e6:.2f} "
             f"| {b['implicit ALS'] / b['gaslab ALS']:.2f}x | {each('implicit ALS', 'gaslab ALS')} |",
-            f"| gaslab SGD | {b['gaslab SGD']:.3f} | {n / b['gaslab SGD'] / 1e6:.2f} | | |",
-            f"| surprise SVD | {b['surprise SVD']:.3f} | {n / b['surprise SVD'] / 1e6:.2f} "
-            f"| {b['surprise SVD'] / b['gaslab SGD']:.2f}x | {each('surprise SVD', 'gaslab SGD')} |",
+        ]
+        if "gaslab SGD" in b:
+            lines += [
+                f"| gaslab SGD | {b['gaslab SGD']:.3f} | {n / b['gaslab SGD'] / 1e6:.2f} | | |",
+                f"| surprise SVD | {b['surprise SVD']:.3f} | {n / b['surprise SVD'] / 1e6:.2f} "
+                f"| {b['surprise SVD'] / b['gaslab SGD']:.2f}x | {each('surprise SVD', 'gaslab SGD')} |",
+                "",
+                f"surprise also spent {sp['surprise_build']:.1f} s building its trainset (once, not in "
+                "the table).",
+            ]
+        lines += [
             "",
-            f"surprise also spent {sp['surprise_build']:.1f} s building its trainset (once, not in "
-            "the table). implicit's ALS is the implicit-feedback model (confidence-weighted, every "
+            "Load average before -> after each measured round: "
+            + "; ".join(f"{name}: {', '.join(v)}" for name, v in sp["loads"].items())
+            + ". implicit's ALS is the implicit-feedback model (confidence-weighted, every "
             "item of every user through its Gram-matrix trick), so it is the same rank and threads "
-            "but not the same objective; the issue names it as the ALS peer. Where gaslab's ALS time "
-            "goes (same machine, separate run): an item half-step takes about twice a user half-step "
-            "(2.3 s vs 1.25 s) for the same arithmetic; items gather from 100 k user rows (19 MB) "
-            "in no cache-friendly order, users from 20 k item rows.",
+            "but not the same objective; the issue names it as the ALS peer.",
         ]
     write_section("Matrix factorization", "\n".join(lines))
 

@@ -32,6 +32,7 @@ import numpy as np
 from gas import _boundscheck
 from gas._boundscheck import BoundsChecks
 from gas.program import BoundProgram, EdgeDir
+from gas.threads import spread_step
 
 __all__ = ["load_kernels", "cache_dir", "is_known_good", "mark_good", "CheckedKernels", "import_generated"]
 
@@ -107,6 +108,8 @@ def _header(spec: BoundProgram, jit: bool) -> str:
         "    def njit(*args, **kwargs):",
         "        return args[0] if args and callable(args[0]) else (lambda f: f)",
         "    prange = range",
+        "from gas.threads import spread_step as _spread_py",
+        "_spread = _nb.njit(_spread_py, inline='always') if JIT else _spread_py",
         "def _wrap(f):",
         # inlined into the kernels at Numba IR level: a call per edge that is not inlined costs
         # reference-count updates of every column array (figures: bench/RESULTS.md, "Figures
@@ -175,6 +178,7 @@ def _erase_shape(dtype: Any) -> tuple[str, int]:
 def kernel_key(spec: BoundProgram, jit: bool) -> str:
     h = hashlib.sha256(_KEY_VERSION.encode())
     h.update(_TEMPLATE.encode())
+    _code_key(spread_step, h, set())  # inlined into the kernels
     h.update(_header(spec, jit).encode())
     if spec.checked:
         h.update(_CHECK_SOURCE.encode())

@@ -10,7 +10,8 @@ as plain Python.
 
 Vertex and edge data are tuples of column arrays (``VC``, ``EC``); user functions receive them
 with integer vertex and edge ids. Every kernel walks degree-balanced vertex ranges
-``chunks[c]:chunks[c+1]`` in a ``prange``; a vertex's data and its gather total are written only
+``chunks[c]:chunks[c+1]`` in a ``prange`` (the kernels that run an active set take the chunks in
+a spread order, :func:`gas.engine_ranges.spread_step`); a vertex's data and its gather total are written only
 by the thread that owns its range (signals are idempotent byte stores, their priorities atomic maxima).
 """
 
@@ -75,7 +76,10 @@ def _gather_vertex_array(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_ei
 
 @njit(parallel=True, cache=True)
 def k_gather(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero):
-    for c in prange(chunks.shape[0] - 1):
+    nch = chunks.shape[0] - 1
+    step = _spread(nch)
+    for i_ in prange(nch):
+        c = (i_ * step) % nch
         p = params[0]
         for v in range(chunks[c], chunks[c + 1]):
             if active[v]:
@@ -85,7 +89,10 @@ def k_gather(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src,
 @njit(parallel=True, cache=True)
 def k_gather_array(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero):
     """``k_gather`` for an array ``gather_type``: ``_gather`` adds into the row ``acc[v]`` in place."""
-    for c in prange(chunks.shape[0] - 1):
+    nch = chunks.shape[0] - 1
+    step = _spread(nch)
+    for i_ in prange(nch):
+        c = (i_ * step) % nch
         p = params[0]
         z = zero[0]
         for v in range(chunks[c], chunks[c + 1]):
@@ -99,7 +106,10 @@ def k_gather_slots(
 ):
     """A ``Slots`` gather: vertex ``v``'s gather values, in edge order, into
     ``slots[slot_ptr[v]:slot_ptr[v+1]]`` (its own scratch: no sum)."""
-    for c in prange(chunks.shape[0] - 1):
+    nch = chunks.shape[0] - 1
+    step = _spread(nch)
+    for i_ in prange(nch):
+        c = (i_ * step) % nch
         p = params[0]
         for v in range(chunks[c], chunks[c + 1]):
             if active[v]:
@@ -117,7 +127,10 @@ def k_gather_slots(
 @njit(parallel=True, cache=True)
 def k_apply_slots(chunks, active, VC, EC, params, slot_ptr, slots, ctx):
     """``apply`` with each vertex's slots (a view) as its total."""
-    for c in prange(chunks.shape[0] - 1):
+    nch = chunks.shape[0] - 1
+    step = _spread(nch)
+    for i_ in prange(nch):
+        c = (i_ * step) % nch
         p = params[0]
         cx = ctx[0]
         for v in range(chunks[c], chunks[c + 1]):
@@ -140,7 +153,10 @@ def k_combine(rows, acc, incoming, VC, EC, params):
 
 @njit(parallel=True, cache=True)
 def k_apply(chunks, active, VC, EC, params, acc, ctx):
-    for c in prange(chunks.shape[0] - 1):
+    nch = chunks.shape[0] - 1
+    step = _spread(nch)
+    for i_ in prange(nch):
+        c = (i_ * step) % nch
         p = params[0]
         cx = ctx[0]
         for v in range(chunks[c], chunks[c + 1]):
@@ -150,7 +166,10 @@ def k_apply(chunks, active, VC, EC, params, acc, ctx):
 
 @njit(parallel=True, cache=True)
 def k_scatter(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, signal):
-    for c in prange(chunks.shape[0] - 1):
+    nch = chunks.shape[0] - 1
+    step = _spread(nch)
+    for i_ in prange(nch):
+        c = (i_ * step) % nch
         p = params[0]
         for v in range(chunks[c], chunks[c + 1]):
             if active[v]:
@@ -170,7 +189,10 @@ def k_scatter(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src
 def k_scatter_prio(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, signal, prio):
     """``k_scatter`` that also keeps each signal's priority (the largest per vertex, as
     ``_signal`` does): the asynchronous priority scheduler across processes."""
-    for c in prange(chunks.shape[0] - 1):
+    nch = chunks.shape[0] - 1
+    step = _spread(nch)
+    for i_ in prange(nch):
+        c = (i_ * step) % nch
         p = params[0]
         for v in range(chunks[c], chunks[c + 1]):
             if active[v]:

@@ -168,7 +168,10 @@ class Engine:
         work = np.broadcast_to(work, (g.num_vertices,))
         self.nthreads = self.threads or numba.get_num_threads()
         per = CONFIG["chunks_per_thread"]
-        self.chunks = balanced_chunks(np.ascontiguousarray(work), 1 if debug else self.nthreads * per)
+        # one range on one thread: the kernels then visit the vertices in id order (the ranges
+        # of several threads run in a spread order, gas.threads.spread_step)
+        parts = 1 if debug or self.nthreads == 1 else self.nthreads * per
+        self.chunks = balanced_chunks(np.ascontiguousarray(work), parts)
         # vertex ranges apply (and the fused aggregate) run over; a partition's engine narrows
         # them to its masters (gas.runtime.dist_engine.DistEngine)
         self.apply_chunks = self.chunks
@@ -442,10 +445,11 @@ class Engine:
         relabel = bool(CONFIG["relabel"]) and self.spec.gather_nbr_fields is not None
         key = (CONFIG["segment_size"], self.nthreads * 4, relabel)
         cache = g.__dict__.setdefault("_gas_segments", {})
-        if key not in cache:
+        sg = cache.get(key)
+        if sg is None or (self.EC and sg.seg_eid is sg.seg_src):  # edge ids only when read
             cache.clear()
-            cache[key] = build_segments(g, *key)
-        return cache[key]
+            sg = cache[key] = build_segments(g, *key, edge_ids=bool(self.EC))
+        return sg
 
     def _relabelled_columns(self, sg: Segments) -> tuple[np.ndarray, ...]:
         """The vertex columns with those ``gather`` reads on ``nbr`` copied into the relabelled

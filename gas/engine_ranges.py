@@ -3,7 +3,8 @@
 :func:`active_mask` turns the ``active`` argument of a run (vertex ids or a boolean mask) into the
 byte-per-vertex mask the kernels take; :func:`balanced_chunks` cuts the vertex ids into contiguous ranges
 of about equal total work, the units the Numba ``prange`` loops hand to threads. Both are
-used by :mod:`gas.engine_base`.
+used by :mod:`gas.engine_base`; :func:`gas.threads.spread_step` orders the ranges within a
+kernel so that each thread's share spans the whole vertex range.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from gas.cli.args import nonneg_int, positive_float, positive_int, procs
-from gas.cli.common import HelpFormatter
+from gas.cli.common import HelpFormatter, add_async_options
 from gas.cli.stats import StatsRecorder, add_stats_options
 
 __all__ = ["register"]
@@ -98,6 +98,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     add_stats_options(p)
+    add_async_options(p, default_scheduler="sweep")
     p.set_defaults(func=_cmd_lda)
 
 
@@ -150,6 +151,9 @@ def _cmd_lda(args: argparse.Namespace) -> int:
             procs=args.procs,
             partition=args.partition,
             max_tokens=args.max_tokens,
+            engine=args.engine,
+            scheduler=args.scheduler,
+            consistency=args.consistency,
         )
     except ValueError as exc:  # an unknown or vertex-cut --partition
         if isinstance(exc, GasError):

@@ -28,7 +28,7 @@ from gas.cli.args import (
     positive_int,
     procs,
 )
-from gas.cli.common import HelpFormatter, add_deprecated_flag, add_unconverged_option
+from gas.cli.common import HelpFormatter, add_async_options, add_deprecated_flag, add_unconverged_option
 from gas.cli.hints import cli_message
 from gas.cli.stats import StatsRecorder, add_stats_options
 from gas.errors import ConvergenceError, GasError
@@ -80,6 +80,32 @@ def _common(p: argparse.ArgumentParser, iters: int) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     add_unconverged_option(p)  # a diverged run (exit status 3) has no finite model: nothing is written
     add_stats_options(p)
+    _add_engine_options(p)
+
+
+def _add_engine_options(p: argparse.ArgumentParser) -> None:
+    """``--engine``, ``--scheduler``, ``--consistency`` as the graph subcommands declare them
+    (:func:`gas.cli.common.add_async_options`); ALS and SGD default to ``edge`` consistency."""
+    add_async_options(p)
+    for action in p._actions:
+        if action.dest == "consistency":
+            action.help = "async engine: consistency model (default: edge; see gas.algorithms.mf_async)"
+
+
+def _add_async_als_options(p: argparse.ArgumentParser) -> None:
+    """ALS's ``--tol`` and ``--priority-ratio``, for ``--engine async`` (:func:`gas.algorithms.als`)."""
+    p.add_argument(
+        "--tol",
+        type=nonneg_float,
+        default=1e-3,
+        help="--engine async: a vertex whose vector moved more than this reschedules its neighbours",
+    )
+    p.add_argument(
+        "--priority-ratio",
+        type=nonneg_float,
+        default=0.01,
+        help="--scheduler priority: a round runs the vertices of at least this share of the top priority",
+    )
 
 
 def _add_regularization(p: argparse.ArgumentParser) -> None:
@@ -138,6 +164,13 @@ def register(subparsers: Any) -> None:
         default=None,
         metavar="RANK:SECONDS",
         help="slow one process (RANK, or any: a different one each half-step), for experiments",
+    )
+    _add_async_als_options(p)
+    p.add_argument(
+        "--solver",
+        choices=("cholesky", "cg"),
+        default="cholesky",
+        help="each vertex's solve: exact normal equations (cholesky) or 3 warm-started CG steps (cg)",
     )
     p.set_defaults(func=_cmd_train, algorithm="als")
 
@@ -235,6 +268,8 @@ def _fit(args: argparse.Namespace, train: Any, test: Any, say: Any, rec: StatsRe
         rmse = f"  train RMSE {rec['train_rmse']:.4f}" if "train_rmse" in rec else ""
         if "test_rmse" in rec:
             rmse += f"  test RMSE {rec['test_rmse']:.4f}"
+        if "updates" in rec:  # --engine async: one line per round, with the vertex updates so far
+            rmse += f"  updates {rec['updates']:,d}"
         total[0] += float(rec["seconds"])
         say(f"iter {rec['iteration']:4d}{rmse}  {rec['seconds']:.3f} s  (total {total[0]:.2f} s)")
 
@@ -246,6 +281,9 @@ def _fit(args: argparse.Namespace, train: Any, test: Any, say: Any, rec: StatsRe
         test=test,
         threads=args.threads,
         progress=rec.wrap(show),
+        engine=args.engine,
+        scheduler=args.scheduler,
+        consistency=args.consistency,
     )
     if args.algorithm != "als":
         return sgd(
@@ -266,7 +304,10 @@ def _fit(args: argparse.Namespace, train: Any, test: Any, say: Any, rec: StatsRe
         procs=args.procs,
         partition=args.partition,
         staleness=args.staleness,
+        tol=args.tol,
+        priority_ratio=args.priority_ratio,
         straggler=args.straggler,
+        solver=args.solver,
         **common,
     )
     if "ssp" in model.params:
