@@ -120,6 +120,7 @@ def test_word_list_sampler_draws_the_collapsed_conditional(walk):
     assert np.all(np.abs(got - n * want) < 4.5 * sd), (got / n, want)
 
 
+@pytest.mark.slow  # compiles the LDA programs (about 30-60 s cold); .ci/run runs it
 def test_word_list_program_matches_the_exact_sampler(monkeypatch):
     """LDAWordListProgram (forced at K = 4) against lda_reference, the exact sequential sampler:
     the log-likelihood after 60 sweeps within 1 % of the exact chain's (mean of its last 20)."""

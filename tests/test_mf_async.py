@@ -215,6 +215,7 @@ def test_edge_consistency_keeps_writes_to_shared_edges():
 # ---------------------------------------------------------------- LDA
 
 
+@pytest.mark.slow  # compiles the LDA programs (about 30-60 s cold); .ci/run runs it
 def test_async_lda_repeats_the_sync_chain():
     c, _, _ = lda_corpus(num_docs=120, doc_length=40, num_words=80, topics=4, seed=0)
     sync = lda(c, topics=4, iters=15, seed=3, ll_every=0)
