@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from gas.algorithms.mf_async import check_engine
 from gas.async_engine import AsyncEngine
 from gas.errors import GasError
 
@@ -50,25 +51,11 @@ def check_lda_engine(engine: str, scheduler: str, consistency: str | None, procs
     ...
     gas.errors.GasError: LDA writes its tokens' topics (edge data), which consistency='vertex' ...
     """
-    from gas.async_engine import CONSISTENCY, SCHEDULERS
-
-    if engine not in ("sync", "async"):
-        raise GasError(f"Unknown engine {engine!r} for LDA; known: sync, async")
-    if engine == "sync":
-        return
-    if scheduler not in SCHEDULERS:
-        raise GasError(f"Unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
-    if consistency is not None and consistency not in CONSISTENCY:
-        raise GasError(f"Unknown consistency model {consistency!r}; known: {', '.join(CONSISTENCY)}")
-    if consistency == "vertex":
+    check_engine("lda", engine, scheduler, consistency, procs)
+    if engine == "async" and consistency == "vertex":
         raise GasError(
             "LDA writes its tokens' topics (edge data), which consistency='vertex' does not protect; "
             "use consistency='edge' (the default) or 'full'"
-        )
-    if procs > 1 and consistency == "full":
-        raise GasError(
-            f"LDA with engine='async' and consistency='full' runs on one process only (got procs={procs}); "
-            "use consistency='edge' or procs=1"
         )
 
 

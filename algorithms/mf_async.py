@@ -17,7 +17,7 @@ ALS (:class:`gas.algorithms.als.ALSAsyncProgram`)
     here is ``edge`` all the same (the engine's default would be ``vertex``), so that no user
     reads an item half-way through the item's solve when a round holds both sides.
 
-SGD (:class:`SGDAsyncProgram`)
+SGD (:class:`gas.algorithms.sgd.SGDAsyncProgram`)
     Each side updates only its own factors: an update of user ``u`` walks its ratings in order
     and takes the SGD step of ``p_u`` and ``b_u`` for each (Funk's update, the item's vector
     read, not written); an update of item ``i`` does the same for ``q_i`` and ``c_i`` over its
@@ -49,95 +49,17 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from gas.algorithms.mf_fit import _Diverged, _finite_state, check_real, check_whole
+from gas.algorithms.mf_fit import _Diverged, _finite_state
 from gas.algorithms.mf_model import MFModel
 from gas.async_engine import CONSISTENCY, SCHEDULERS
 from gas.errors import GasError
-from gas.program import ALL, NONE, VertexProgram
+from gas.program import NONE, VertexProgram
 
-__all__ = ["SGDAsyncProgram", "ENGINES", "check_engine", "fit_async"]
+__all__ = ["ENGINES", "check_engine", "fit_async"]
 
 #: the engines :func:`gas.algorithms.als` and :func:`gas.algorithms.sgd` take
 ENGINES = ("sync", "async")
-
-
-@njit(cache=True)
-def _own_step(w, delta, x, r, lr, reg, k, biases):
-    """One SGD step of the running vertex's factors and bias for one rating ``r`` (mean already
-    subtracted): its vector is ``w + delta`` (the change builds up in ``delta``); the
-    neighbour's vector ``x`` is read only."""
-    pred = 0.0
-    for f in range(k):
-        pred += (w[f] + delta[f]) * x[f]
-    err = r - pred
-    if biases:
-        own_b = w[k] + delta[k]
-        err -= own_b + x[k]
-        delta[k] += lr * (err - reg * own_b)
-    for f in range(k):
-        delta[f] += lr * (err * x[f] - reg * (w[f] + delta[f]))
-
-
-class SGDAsyncProgram(VertexProgram):
-    """SGD in which each side updates only its own factors, for the asynchronous engine (see
-    the module docstring); one round is one epoch.
-
-    Parameters
-    ----------
-    rank : int
-    lr, reg, decay : float
-        A vertex's step is ``lr * decay**t`` in its ``t``-th update; ``reg`` weighs the squared
-        norms.
-    biases : bool
-    mean : float
-        Subtracted from every rating.
-
-    Examples
-    --------
-    >>> import gas
-    >>> from gas.io.ratings import Ratings
-    >>> r = Ratings.from_arrays([0, 0, 1, 1], [0, 1, 0, 1], [4.0, 2.0, 5.0, 1.0])
-    >>> eng = gas.AsyncEngine(r.graph(), SGDAsyncProgram(rank=1, mean=3.0), consistency="edge")
-    >>> eng.columns["w"][:, 0] = 0.1
-    >>> res = eng.run(5)
-    >>> res.iterations, bool(res.vertex_data["step"][0] < 0.02)
-    (5, True)
-    """
-
-    gather_edges = ALL
-    dynamic = False
-
-    def __init__(
-        self,
-        rank: int = 20,
-        lr: float = 0.02,
-        reg: float = 0.05,
-        decay: float = 0.9,
-        biases: bool = True,
-        mean: float = 0.0,
-    ) -> None:
-        self.rank = check_whole("rank", rank, 1)
-        self.lr = check_real("lr", lr, 0.0)
-        self.reg = check_real("reg", reg, 0.0)
-        self.decay = check_real("decay", decay, 0.0, strict=True, high=1.0)
-        self.biases = bool(biases)
-        self.mu = float(mean)
-        d = self.rank + (1 if biases else 0)
-        self.vertex_data = {"w": (np.float64, d), "step": np.float64}
-        self.gather_type = (np.float64, (d,))
-
-    def init(self, v, ctx):
-        v.step = self.lr
-
-    def gather(self, v, e, nbr, acc):
-        _own_step(v.w, acc, nbr.w, e.weight - self.mu, v.step, self.reg, self.rank, self.biases)
-
-    def apply(self, v, total, ctx):
-        for f in range(total.shape[0]):
-            v.w[f] += total[f]
-        v.step *= self.decay
 
 
 def check_engine(

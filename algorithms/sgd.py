@@ -36,7 +36,7 @@ lose the mirrors' updates, so it is refused.
 On the asynchronous engine (``engine="async"``, :mod:`gas.algorithms.mf_async`) this program
 would need ``full`` consistency: two users of one item are not adjacent, so ``edge`` consistency
 runs them at once and one's write to the item can be lost (``tests/test_mf_async.py`` counts
-such losses). There :class:`~gas.algorithms.mf_async.SGDAsyncProgram` runs instead: each side
+such losses). There :class:`SGDAsyncProgram` runs instead: each side
 steps only its own factors, which ``edge`` consistency makes serializable.
 """
 
@@ -49,14 +49,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from gas.algorithms.mf_async import SGDAsyncProgram, check_engine, fit_async
+from gas.algorithms.mf_async import check_engine, fit_async
 from gas.algorithms.mf_fit import _Fit, check_real, check_whole
 from gas.algorithms.mf_model import MFModel
 from gas.io.ratings import Ratings
 from gas.options import RunOptions
-from gas.program import OUT, VertexProgram
+from gas.program import ALL, OUT, VertexProgram
 
-__all__ = ["SGDProgram", "sgd"]
+__all__ = ["SGDProgram", "SGDAsyncProgram", "sgd"]
 
 
 @njit(cache=True)
@@ -129,6 +129,55 @@ class SGDProgram(VertexProgram):
         for f in range(total.shape[0]):
             v.w[f] += total[f]
         v.step *= self.decay
+
+
+@njit(cache=True)
+def _own_step(w, delta, x, r, lr, reg, k, biases):
+    """One SGD step of the running vertex's factors and bias for one rating ``r`` (mean already
+    subtracted): its vector is ``w + delta`` (the change builds up in ``delta``); the
+    neighbour's vector ``x`` is read only."""
+    pred = 0.0
+    for f in range(k):
+        pred += (w[f] + delta[f]) * x[f]
+    err = r - pred
+    if biases:
+        own_b = w[k] + delta[k]
+        err -= own_b + x[k]
+        delta[k] += lr * (err - reg * own_b)
+    for f in range(k):
+        delta[f] += lr * (err * x[f] - reg * (w[f] + delta[f]))
+
+
+class SGDAsyncProgram(SGDProgram):
+    """SGD in which each side updates only its own factors, for the asynchronous engine (see
+    :mod:`gas.algorithms.mf_async`); one round is one epoch.
+
+    Parameters
+    ----------
+    rank : int
+    lr, reg, decay : float
+        A vertex's step is ``lr * decay**t`` in its ``t``-th update; ``reg`` weighs the squared
+        norms.
+    biases : bool
+    mean : float
+        Subtracted from every rating.
+
+    Examples
+    --------
+    >>> import gas
+    >>> from gas.io.ratings import Ratings
+    >>> r = Ratings.from_arrays([0, 0, 1, 1], [0, 1, 0, 1], [4.0, 2.0, 5.0, 1.0])
+    >>> eng = gas.AsyncEngine(r.graph(), SGDAsyncProgram(rank=1, mean=3.0), consistency="edge")
+    >>> eng.columns["w"][:, 0] = 0.1
+    >>> res = eng.run(5)
+    >>> res.iterations, bool(res.vertex_data["step"][0] < 0.02)
+    (5, True)
+    """
+
+    gather_edges = ALL
+
+    def gather(self, v, e, nbr, acc):
+        _own_step(v.w, acc, nbr.w, e.weight - self.mu, v.step, self.reg, self.rank, self.biases)
 
 
 def sgd(
