@@ -487,9 +487,9 @@ def _als_async(
 def _solver_memory(
     fit: _Fit, rank: int, biases: bool, solver: str, cg_steps: int, static: bool, engine: str, procs: int
 ) -> bool:
-    """Check the solver (:func:`_check_solver`: True for CG), refuse a run too large for memory
+    """Check the solver (:func:`check_solver`: True for CG), refuse a run too large for memory
     (accumulators, ``w`` and CG's ``r``, ``p``, model copies), record the solver in ``fit.params``."""
-    cg = _check_solver(solver, cg_steps, static, engine, procs)
+    cg = check_solver(solver, cg_steps, static, engine, procs)
     d, width = layout(rank, biases)
     fit.check_memory(8 * (2 * (2 if cg else d + 6) * width + (6 if cg else 4) * width))
     fit.params.update(solver=solver, **({"cg_steps": int(cg_steps)} if cg else {}))
@@ -501,7 +501,7 @@ def _sync_program(args: tuple, cg: bool, cg_steps: int) -> ALSProgram:
     return ALSCGProgram(*args, cg_steps=cg_steps) if cg else ALSProgram(*args)
 
 
-def _check_solver(solver: str, cg_steps: int, static: bool, engine: str = "sync", procs: int = 1) -> bool:
+def check_solver(solver: str, cg_steps: int, static: bool, engine: str = "sync", procs: int = 1) -> bool:
     """True for ``solver="cg"``, False for ``"cholesky"``; InputError for anything else, for
     ``cg_steps < 1`` and for CG under bounded staleness, on the asynchronous engine (their
     programs solve exactly) or on several processes (whose workers schedule by signals only)."""

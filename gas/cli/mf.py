@@ -211,6 +211,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     say = (lambda *a: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     if args.output and not args.predict:
         raise GasError("--output names where --predict writes; give --predict PAIRS too")
+    _check_engine_options(args)
     train, test = _read_sets(args, say)
     rec = StatsRecorder(args, args.algorithm)
     try:
@@ -233,6 +234,18 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if args.predict:
         _predict(args, model, say)
     return 0
+
+
+def _check_engine_options(args: argparse.Namespace) -> None:
+    """The engine and solver options checked as the library checks them, before any file is read."""
+    from gas.algorithms.mf_async import check_engine
+
+    sync_only = {"staleness": args.staleness, "straggler": args.straggler} if args.algorithm == "als" else {}
+    check_engine(args.algorithm, args.engine, args.scheduler, args.consistency, args.procs, **sync_only)
+    if args.algorithm == "als":
+        from gas.algorithms.als import check_solver
+
+        check_solver(args.solver, 1, args.staleness is not None, args.engine, args.procs)
 
 
 def _read_sets(args: argparse.Namespace, say: Any) -> tuple[Any, Any]:

@@ -70,7 +70,8 @@ _NO_BOUND = {
     "sssp": "none needed: a converged run is exact",
     "diameter": "none: HyperLogLog counters are estimates (relative error about 1.04/sqrt(registers))",
     "coloring": "none needed: a colouring is checked directly (conflicting edges)",
-    "als": "none: a fixed number of iterations of a non-convex fit",
+    "als": "none: a non-convex fit, stopped after its iterations (or, --engine async, when no vertex "
+    "moved more than --tol)",
     "sgd": "none: a fixed number of epochs of a non-convex fit",
     "lda": "none: a fixed number of Gibbs sweeps",
 }
