@@ -165,17 +165,7 @@ def _fit_local(fit, program, budget, rounds, how, progress, active):
         total["updates"] += int(stat["active"])
         total["edges"] += int(stat["edges"])
         rec: dict[str, Any] = {"iteration": len(history) + 1, "seconds": float(stat["seconds"]), **total}
-        if track:
-            m = fit.model(eng.columns["w"])
-            rec["train_rmse"] = m._rmse_internal(*train)
-            if fit.test is not None:
-                rec["test_rmse"] = m._rmse_internal(*fit._test)
-        what = _finite_state(eng.columns["w"], rec.get("train_rmse"))
-        if what is not None:
-            raise _Diverged(rec["iteration"], what)
-        history.append(rec)
-        if progress is not None:
-            progress(rec)
+        fit.record_iteration(eng.columns["w"], rec, train, history, progress)
 
     t0 = time.perf_counter()
     try:

@@ -303,17 +303,7 @@ class _Fit:
                 return
             rec: dict[str, Any] = {"iteration": len(history) + 1, "seconds": pending["seconds"]}
             pending["seconds"] = 0.0
-            if track:
-                m = self.model(eng.columns["w"])
-                rec["train_rmse"] = m._rmse_internal(*train)
-                if self.test is not None:
-                    rec["test_rmse"] = m._rmse_internal(*self._test)
-            what = _finite_state(eng.columns["w"], rec.get("train_rmse"))
-            if what is not None:
-                raise _Diverged(rec["iteration"], what)
-            history.append(rec)
-            if progress is not None:
-                progress(rec)
+            self.record_iteration(eng.columns["w"], rec, train, history, progress)
 
         active = np.arange(self.num_users) if alternate else None
         try:
@@ -321,6 +311,29 @@ class _Fit:
         except _Diverged as exc:
             raise self.divergence(exc.iteration, exc.what) from None
         return self.model(eng.columns["w"], history)
+
+    def record_iteration(
+        self,
+        w: np.ndarray,
+        rec: dict[str, Any],
+        train: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+        history: list[dict[str, Any]],
+        progress: Callable[[dict[str, Any]], None] | None,
+    ) -> None:
+        """Close one iteration's record ``rec`` on the factors ``w``: add the training and test
+        RMSEs (when ``train``, from :meth:`_train`, is given), raise :class:`_Diverged` on a state
+        that is not finite, then keep the record in ``history`` and pass it to ``progress``."""
+        if train is not None:
+            m = self.model(w)
+            rec["train_rmse"] = m._rmse_internal(*train)
+            if self.test is not None:
+                rec["test_rmse"] = m._rmse_internal(*self._test)
+        what = _finite_state(w, rec.get("train_rmse"))
+        if what is not None:
+            raise _Diverged(rec["iteration"], what)
+        history.append(rec)
+        if progress is not None:
+            progress(rec)
 
     def _train(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Internal (user, item, rating) arrays of the training graph's edges."""
