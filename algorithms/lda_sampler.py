@@ -95,13 +95,7 @@ def sample_token(nd, nz, nnz, buf, cdf, nw, o, alpha, beta, state):
         while True:
             state, r = rand(state)
             r *= total
-            lo, hi = 0, K - 1
-            while lo < hi:  # first k with cdf[k] > r
-                mid = (lo + hi) >> 1
-                if cdf[mid] > r:
-                    hi = mid
-                else:
-                    lo = mid + 1
+            lo = _inverse_cdf(cdf, K, r)
             if lo != o:
                 new = lo
                 break
@@ -214,14 +208,7 @@ def sample_token_words(nd, nz, nnz, inv, cinv, r, wtop, wcnt, wnnz, o, alpha, be
             new = nz[nnz - 1] if nnz > 0 else o
     else:
         u = (u - q - r) / (alpha * beta)
-        lo, hi = 0, K - 1
-        while lo < hi:  # first k with cinv[k] > u
-            mid = (lo + hi) >> 1
-            if cinv[mid] > u:
-                hi = mid
-            else:
-                lo = mid + 1
-        new = lo
+        new = _inverse_cdf(cinv, K, u)
     r += beta * inv[new]
     return new, _doc_add(nd, nz, nnz, new), r, state
 
@@ -372,11 +359,16 @@ def gibbs_reference(doc, word, z, ndk, nwk, nk, alpha, beta, iters, state):
 
 @njit(cache=True, inline="always")
 def _inverse_cdf(p, K, u):
-    """The first ``k`` with ``p[k] > u`` in the running sums ``p[:K]`` (``K - 1`` if none)."""
-    for k in range(K):
-        if p[k] > u:
-            return k
-    return K - 1
+    """The first ``k`` with ``p[k] > u`` in the running sums ``p[:K]`` (``K - 1`` if none), by
+    bisection."""
+    lo, hi = 0, K - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if p[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 @njit(cache=True)
