@@ -1,18 +1,31 @@
 """Label propagation communities, networkx's semi-synchronous rule (Cordasco and Gargano 2010),
-with per-vertex slots.
+on the asynchronous engine with per-vertex slots.
 
 Every vertex starts with its own label (its internal id, which follows the order of the
 original ids). The graph is coloured greedily, largest degree first (networkx's
 ``greedy_color``), so that no two neighbours share a colour; a sweep then updates the colour
-classes one after another, each as one superstep of the synchronous engine over that class.
-A vertex takes the most frequent label among its neighbours; on a tie it keeps its own label if
-it is among the most frequent, else takes the largest of them. Sweeps repeat until every vertex
-with neighbours holds one of its most frequent labels (a superstep that only checks). A vertex
-none of whose neighbours changed label since it was last updated would compute the label it
-holds: each superstep runs only the vertices of its class that a changed neighbour signalled
-(``scatter``), which gives the same labels as updating the whole class. ``gather`` keeps
-each neighbour's label in the vertex's slot for that edge (:class:`gas.Slots`), and ``apply``
-sorts them and counts runs: no per-vertex array sized by the largest degree.
+classes one after another, each class at once. A vertex takes the most frequent label among its
+neighbours; on a tie it keeps its own label if it is among the most frequent, else takes the
+largest of them. Sweeps repeat until every vertex with neighbours holds one of its most
+frequent labels.
+
+How the engine runs it. The vertices are renumbered class by class (colour 0 first), so that
+:class:`gas.AsyncEngine`'s own greedy colouring, made in id order, gives back the same classes
+as contiguous id ranges. Under ``edge`` consistency its ``sweep`` scheduler then runs exactly
+the rule's sweep: class after class, each class the vertices scheduled when the pass reaches it
+(on one thread, where the engine does not colour, the ``priority`` scheduler with
+``priority_ratio=0`` does the same: one pass in id order over every scheduled vertex).
+A vertex is scheduled while it may not hold one of its most frequent labels: all of them at the
+start, then those whose neighbour changed to a label other than theirs (a neighbour that took
+your label cannot take your majority away). A vertex that is not scheduled would keep its label
+if updated, so updating only the scheduled ones gives the same labels. networkx checks every
+vertex before each sweep; here the sweep is the check: a sweep that changes nothing leaves
+nothing scheduled and ends the run (networkx's check passes on those labels), and a sweep that
+changes something is one networkx runs too (the first vertex it changes fails networkx's check,
+made on the same labels). ``gather`` keeps each neighbour's label in the
+vertex's slot for that edge (:class:`gas.Slots`) and ``apply`` counts them
+(:func:`~gas.algorithms.label_propagation_variants.most_frequent`): no per-vertex array sized
+by the largest degree, and no sort of long neighbour lists.
 
 The result equals ``networkx.algorithms.community.label_propagation_communities`` on the
 undirected simple view (deterministic: no seed), returned as each vertex's community label, the
@@ -28,10 +41,9 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
-
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from gas.algorithms.kcore import simple_view
 from gas.algorithms.label_propagation_variants import (
@@ -39,55 +51,77 @@ from gas.algorithms.label_propagation_variants import (
     label_propagation_phased,
     most_frequent,
 )
-from gas.engine_base import engine_for
-from gas.errors import ConvergenceError
+from gas.async_engine import AsyncEngine
+from gas.errors import ConvergenceError, GasError
 from gas.graph import Graph
+from gas.greedy_coloring import greedy_coloring
 from gas.program import OUT, VertexProgram
 from gas.program_spec import Slots
+from gas.threads import num_threads
 
 __all__ = ["LabelPropagationProgram", "label_propagation_communities", "largest_first_coloring"]
 
 
 class LabelPropagationProgram(VertexProgram):
-    """One step of the semi-synchronous rule for the active vertices (run on
-    :meth:`gas.Graph.simple_undirected`); with ``check`` set, only records in ``ok`` whether
-    the vertex's label is among its most frequent. A vertex whose label changed signals its
-    neighbours (``changed``)."""
+    """One update of the semi-synchronous rule (run on the undirected simple view, asynchronous
+    engine, one colour class at a time): the vertex takes the rule's label among its neighbours'
+    and, if it changed, schedules the neighbours holding another label. ``start[v]`` is vertex
+    ``v``'s first label (its id before the renumbering by colour class)."""
 
-    vertex_data = {"label": np.int64, "check": np.bool_, "ok": np.bool_, "changed": np.bool_}
+    vertex_data = {"label": np.int64, "changed": np.bool_}
     gather_edges = OUT
     scatter_edges = OUT
     gather_type = Slots(np.int64)
     checked = False
 
+    def __init__(self, start: np.ndarray) -> None:
+        self.start = np.ascontiguousarray(start, dtype=np.int64)
+
     def init(self, v, ctx):
-        v.label = v.vid
-        v.ok = True
+        v.label = self.start[v.vid]
         v.changed = False
 
     def gather(self, v, e, nbr):
         return nbr.label
 
     def apply(self, v, total, ctx):
-        v.changed = False
         top, ok = most_frequent(total, v.label)
-        v.ok = ok
-        if not v.check and not ok:
+        v.changed = not ok
+        if not ok:
             v.label = top
-            v.changed = True
 
     def scatter(self, v, e, nbr):
-        return v.changed
+        return v.changed and nbr.label != v.label
 
 
 @njit(cache=True)
 def largest_first_coloring(indptr, nbr):
     """networkx's ``greedy_color(G, "largest_first")`` on adjacency lists: vertices by degree,
-    highest first (ties in id order), each taking the smallest colour no coloured neighbour has."""
+    highest first (ties in id order: a counting sort), each taking the smallest colour no
+    coloured neighbour has.
+
+    Examples
+    --------
+    >>> import gas
+    >>> g = gas.Graph.from_edges([0, 1, 2, 2], [1, 2, 3, 0]).simple_undirected()
+    >>> largest_first_coloring(g.out_indptr, g.dst).tolist()  # a square with the chord 0-2
+    [1, 2, 0, 1]
+    """
     n = indptr.shape[0] - 1
-    deg = indptr[1:] - indptr[:-1]
-    order = np.argsort(-deg, kind="mergesort")
-    color = np.full(n, -1, np.int64)
+    top = 0
+    for u in range(n):
+        top = max(top, indptr[u + 1] - indptr[u])
+    start = np.zeros(top + 2, np.int64)  # start[top - degree]: where that degree's run begins
+    for u in range(n):
+        start[top - (indptr[u + 1] - indptr[u]) + 1] += 1
+    for k in range(top + 1):
+        start[k + 1] += start[k]
+    order = np.empty(n, np.int64)
+    for u in range(n):
+        k = top - (indptr[u + 1] - indptr[u])
+        order[start[k]] = u
+        start[k] += 1
+    color = np.full(n, -1, np.int32)  # small: the colours of a vertex's neighbours stay in cache
     seen = np.full(n + 1, -1, np.int64)
     for u in order:
         for k in range(indptr[u], indptr[u + 1]):
@@ -98,38 +132,58 @@ def largest_first_coloring(indptr, nbr):
         while seen[c] == u:
             c += 1
         color[u] = c
-    return color
+    return color.astype(np.int64)
 
 
-def _sweeps(eng: Any, order: np.ndarray, bounds: np.ndarray, max_sweeps: int) -> bool:
-    """Sweeps over the colour classes (``order[bounds[c]:bounds[c + 1]]``) until a check finds
-    every vertex settled (True) or ``max_sweeps`` sweeps ran (False). Only the vertices a
-    changed neighbour signalled since their last update (``dirty``) are checked or updated:
-    the others hold one of their most frequent labels already."""
-    n = order.shape[0]
-    check, ok = eng.columns["check"], eng.columns["ok"]
-    dirty = np.ones(n, np.uint8)
-    act = np.zeros(n, np.uint8)
-    for _ in range(max_sweeps):
-        check[:] = True
-        eng.run(1, active=np.flatnonzero(dirty), init=False)
-        if ok[dirty.view(np.bool_)].all():
-            return True
-        dirty[ok] = 0  # settled: updated only if a neighbour changes before its class's turn
-        check[:] = False
-        with eng.thread_scope():
-            for c in range(bounds.shape[0] - 1):
-                ids = order[bounds[c] : bounds[c + 1]]
-                ids = ids[dirty[ids] != 0]
-                if ids.shape[0] == 0:
-                    continue
-                act[ids] = 1
-                signal, _ = eng.superstep(act)
-                act[ids] = 0
-                dirty[ids] = 0
-                if signal is not None:
-                    dirty |= signal
-    return False
+@njit(cache=True, parallel=True)
+def _class_ordered(indptr, nbr, in_eid, color, to):
+    """The undirected simple view ``(indptr, nbr)`` (its CSC: the same lists, with ``in_eid``)
+    renumbered by colour class (class 0 first, ids in order within a class): ``order`` (the old
+    id of each new id), ``ptr``, ``dst`` (the new CSR, and the CSC's sources) and ``ieid``.
+    Each list is copied whole from its old place; per edge, one random read of a vertex's new
+    id and how far its edges move, side by side in the scratch ``to`` (``n`` rows of two: int32
+    when both fit, so that more of it stays in cache)."""
+    n = indptr.shape[0] - 1
+    first = np.zeros(n + 2, np.int64)
+    for u in range(n):
+        first[color[u] + 1] += 1
+    for c in range(n + 1):
+        first[c + 1] += first[c]
+    order = np.empty(n, np.int64)
+    for u in range(n):
+        order[first[color[u]]] = u
+        first[color[u]] += 1
+    ptr = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        u = order[i]
+        ptr[i + 1] = ptr[i] + indptr[u + 1] - indptr[u]
+        to[u, 0] = i
+        to[u, 1] = ptr[i] - indptr[u]
+    dst = np.empty(ptr[n], np.int64)
+    ieid = np.empty(ptr[n], np.int64)
+    for i in prange(n):  # each new list written by one thread
+        k = to[order[i], 1]
+        for e in range(indptr[order[i]], indptr[order[i] + 1]):
+            u = nbr[e]
+            dst[k + e] = to[u, 0]
+            ieid[k + e] = in_eid[e] + to[u, 1]  # the edge u -> v, renumbered
+    return order, ptr, dst, ieid
+
+
+def _by_class(S: Graph, color: np.ndarray, check: bool, threads: int | None) -> tuple[Graph, np.ndarray]:
+    """The undirected simple view ``S`` renumbered by colour class (on ``threads``), and the old
+    id of each new id; with ``check``, that the asynchronous engine's colouring of it (greedy in
+    id order, kept on the graph for the engine) gives back the classes."""
+    if not np.array_equal(S.in_src, S.dst):  # simple_view's graphs have sorted lists, in = out
+        raise GasError("Expected the undirected simple view's in-lists to equal its out-lists (a gaslab bug)")
+    with num_threads(threads):
+        small = max(S.num_edges, S.num_vertices) < 2**31  # every new id and shift fits in int32
+        to = np.empty((S.num_vertices, 2), np.int32 if small else np.int64)
+        order, ptr, dst, ieid = _class_ordered(S.out_indptr, S.dst, S.in_eid, color, to)
+    R = Graph(ptr, None, dst, np.arange(S.num_vertices, dtype=np.int64), csc=(ptr, dst, ieid))
+    if check and not np.array_equal(greedy_coloring(R, 1), color[order]):
+        raise GasError("The asynchronous engine's colouring no longer follows vertex ids (a gaslab bug)")
+    return R, order
 
 
 def label_propagation_communities(
@@ -160,10 +214,14 @@ label_propagation_phased`; ``partition`` as :func:`gas.run`'s), with the same an
     if procs != 1:
         labels = label_propagation_phased(S, color, procs=procs, partition=partition, max_sweeps=max_sweeps)
         return community_labels(G, labels)
-    order = np.argsort(color, kind="stable")
-    bounds = np.searchsorted(color[order], np.arange(int(color.max()) + 2))
-    eng = engine_for(S, LabelPropagationProgram(), "sync", threads=threads)
-    eng.init()
-    if not _sweeps(eng, order, bounds, max_sweeps):
+    one = (threads or numba.get_num_threads()) == 1  # one thread: a pass in id order
+    R, order = _by_class(S, color, not one, threads)
+    eng = AsyncEngine(
+        R, LabelPropagationProgram(order), scheduler="priority" if one else "sweep",
+        consistency="edge", threads=threads, priority_ratio=0.0,
+    )  # fmt: skip
+    if not eng.run(max_sweeps).converged:
         raise ConvergenceError(f"Label propagation still moving after {max_sweeps} sweeps (raise max_sweeps)")
-    return community_labels(G, eng.columns["label"])
+    labels = np.empty(n, np.int64)
+    labels[order] = eng.columns["label"]
+    return community_labels(G, labels)

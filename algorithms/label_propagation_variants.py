@@ -15,8 +15,9 @@ the semi-synchronous rule as one run across processes.
   synchronous engine, for several processes: superstep ``t`` of a sweep checks every vertex
   (``t % (C + 1) == 0``) or updates colour class ``t % (C + 1) - 1``. Every superstep visits every
   edge (the class is chosen in ``apply``), so a sweep costs ``C + 1`` passes over the edges
-  against two on one process: the price of running the same rule, with the same answer, on
-  processes that cannot be handed an active set per class.
+  against, on one process, the edges of the vertices a changed neighbour scheduled: the price
+  of running the same rule, with the same answer, on processes that cannot be handed an active
+  set per class.
 
 Examples
 --------
@@ -52,10 +53,17 @@ __all__ = [
 ]
 
 
+#: neighbour lists up to this long are counted by an insertion sort of their slots, longer ones
+#: in a small open-addressing table (a sort costs ``d log d`` and Numba's is slow on short arrays)
+SHORT_LIST = 24
+
+
 @njit(cache=True)
 def most_frequent(labels: np.ndarray, own: int) -> tuple[int, bool]:
-    """The rule's choice among neighbour ``labels`` (sorted in place): the largest of the most
-    frequent labels, and whether ``own`` is among the most frequent (``(own, True)`` for none).
+    """The rule's choice among neighbour ``labels`` (reordered in place): the largest of the
+    most frequent labels, and whether ``own`` is among the most frequent (``(own, True)`` for
+    none). Short lists are sorted and counted by runs; long ones are counted in a hash table
+    of at least twice their length (labels are non-negative) instead of being sorted.
 
     Examples
     --------
@@ -66,21 +74,65 @@ def most_frequent(labels: np.ndarray, own: int) -> tuple[int, bool]:
     d = labels.shape[0]
     if d == 0:
         return own, True
-    labels.sort()
+    if d > SHORT_LIST:
+        return _count_hashed(labels, own)
+    for i in range(1, d):  # insertion sort
+        x = labels[i]
+        j = i - 1
+        while j >= 0 and labels[j] > x:
+            labels[j + 1] = labels[j]
+            j -= 1
+        labels[j + 1] = x
     best = 0
     top = labels[0]
     mine = 0
     i = 0
     while i < d:
-        j = i
+        j = i + 1
         while j < d and labels[j] == labels[i]:
             j += 1
-        if j - i >= best:
+        if j - i >= best:  # runs in increasing order: the last longest is the largest
             best = j - i
             top = labels[i]
         if labels[i] == own:
             mine = j - i
         i = j
+    return top, mine == best
+
+
+@njit(cache=True)
+def _count_hashed(labels: np.ndarray, own: int) -> tuple[int, bool]:
+    """:func:`most_frequent` by counting in an open-addressing table (linear probing; a key
+    and its count side by side). The running best is exact: a label whose final count is the
+    largest passes the test at its last occurrence, and ``top`` only grows while ``best`` holds."""
+    d = labels.shape[0]
+    bits = 6
+    while (1 << bits) < 2 * d:
+        bits += 1
+    size = 1 << bits
+    mask = size - 1
+    table = np.empty(2 * size, np.int64)
+    for h in range(size):
+        table[2 * h] = -1
+    best = 0
+    top = -1
+    mine = 0
+    for i in range(d):
+        x = labels[i]
+        h = ((x * -7046029254386353131) >> (64 - bits)) & mask  # Fibonacci hashing
+        while table[2 * h] != x and table[2 * h] != -1:
+            h = (h + 1) & mask
+        if table[2 * h] == x:
+            c = table[2 * h + 1] + 1
+        else:
+            table[2 * h] = x
+            c = 1
+        table[2 * h + 1] = c
+        if c > best or (c == best and x > top):
+            best = c
+            top = x
+        if x == own:
+            mine = c
     return top, mine == best
 
 

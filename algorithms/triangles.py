@@ -1,18 +1,16 @@
 """Triangle counting and clustering on the undirected simple view, with neighbour lists.
 
 A vertex program reads a vertex's neighbour list as ``v.nbrs`` (the sorted ids of its
-out-neighbours, read-only): on the undirected simple view (:meth:`gas.Graph.simple_undirected`:
-both directions, no repeats, no self-loops) that is the vertex's neighbour set. Triangles then
-cost one sorted-list intersection per edge (:func:`gas.setops.count_common`), as PowerGraph's
-triangle count does with neighbour sets kept as vertex data, and no per-vertex accumulator
-sized by the largest degree. Each triangle ``a < b < c`` (by vertex id) is found once at each
-corner: at ``v``, the edge to a higher neighbour ``u`` intersects the two vertices' higher
-neighbours (``v`` lowest, ``u`` middle), and the edge to a lower neighbour ``u`` intersects
-``u``'s higher neighbours with all of ``v``'s (``v`` middle or highest). The functions first
-renumber the vertices by degree (a compiled pre-step that also builds the undirected simple
-view), so that every "higher neighbours" list is short (at most about ``sqrt(2m)``): the
-triangle count costs ``O(m sqrt(m))``, not the ``O(sum of degree products)`` of intersecting
-whole neighbour lists.
+out-neighbours, read-only) and asks ``v.has_nbr(w)`` in O(1) (the engine marks ``v``'s
+neighbours in a per-thread table once per vertex): on the undirected simple view
+(:meth:`gas.Graph.simple_undirected`: both directions, no repeats, no self-loops) these are the
+vertex's neighbour set. The functions first renumber the vertices by degree (a compiled
+pre-step that also builds the undirected simple view), so that every vertex's list of higher
+neighbours is short (at most about ``sqrt(2m)``). Then each triangle ``{v, x, w}`` is counted
+at ``v`` once, from the edge to its lower other corner ``x``: for each ``w`` above ``x`` in
+``x``'s list, ``v.has_nbr(w)``. That is ``O(sum of degree x higher degree)`` probes of a marked
+table, as networkit's and Ligra's triangle counts mark one list and probe it, instead of
+sorted-list intersections, and no per-vertex accumulator sized by the largest degree.
 
 The functions follow networkx's names and answers on ``G.to_undirected()`` (self-loops
 ignored): :func:`triangles`, :func:`clustering`, :func:`average_clustering`, :func:`transitivity`.
@@ -38,16 +36,16 @@ from gas.api import run
 from gas.errors import GasError
 from gas.graph import Graph
 from gas.program import OUT, VertexProgram
-from gas.setops import count_common
+from gas.setops import is_undirected_simple
 
 __all__ = ["TrianglesProgram", "triangles", "clustering", "average_clustering", "transitivity"]
 
 
 class TrianglesProgram(VertexProgram):
     """Triangles at each vertex of a simple undirected graph (run it on
-    :meth:`gas.Graph.simple_undirected`): one superstep, one intersection per edge, each
-    triangle counted once at each corner. Any numbering is correct; numbering by degree
-    (as :func:`triangles` does) makes it fast."""
+    :meth:`gas.Graph.simple_undirected`): one superstep; at ``v``, for each neighbour ``x``, the
+    neighbours of ``x`` above ``x`` that ``v`` also has. Any numbering is correct; numbering by
+    degree (as :func:`triangles` does) makes it fast."""
 
     vertex_data = {"triangles": np.int64, "low": np.int64}
     gather_edges = OUT
@@ -58,10 +56,11 @@ class TrianglesProgram(VertexProgram):
         v.low = np.searchsorted(v.nbrs, v.vid)  # how many neighbours have a lower id
 
     def gather(self, v, e, nbr):
-        if nbr.vid > v.vid:  # v lowest, nbr middle: the third corner is above both
-            return count_common(v.nbrs[v.low :], nbr.nbrs[nbr.low :])
-        above = np.searchsorted(v.nbrs, nbr.vid) + 1  # nbr lowest: v's neighbours above nbr
-        return count_common(nbr.nbrs[nbr.low :], v.nbrs[above:])
+        # the triangles {v, nbr, w} with w above nbr: each triangle once at each corner
+        found = 0
+        for w in nbr.nbrs[nbr.low :]:
+            found += v.has_nbr(w)
+        return found
 
     def apply(self, v, total, ctx):
         v.triangles = total
@@ -90,18 +89,24 @@ def _union_size(v, out_indptr, dst, in_indptr, in_src, buf):
 
 
 @njit(cache=True)
-def _by_degree(out_indptr, dst, in_indptr, in_src):
-    """The undirected simple view renumbered by degree (ties by id): ``(indptr, nbr, order)``
-    with ``order[r]`` the vertex numbered ``r`` and each row of ``nbr`` sorted (filled in
-    increasing order of the new ids, no sort)."""
+def _by_degree(out_indptr, dst, in_indptr, in_src, simple):
+    """The undirected simple view renumbered by degree (ties by id), as a CSR and its CSC:
+    ``(indptr, src, nbr, in_eid, order)`` with ``order[r]`` the vertex numbered ``r`` and each
+    row of ``nbr`` sorted (filled in increasing order of the new ids, no sort). The view is
+    symmetric, so its CSC has the CSR's ``indptr`` and ``nbr``, and ``in_eid`` names each
+    reverse edge. With ``simple`` the graph already is that view (its out-lists are the rows)."""
     n = out_indptr.shape[0] - 1
     width = 0
     for v in range(n):
         width = max(width, out_indptr[v + 1] - out_indptr[v] + in_indptr[v + 1] - in_indptr[v])
-    buf = np.empty(width, np.int64)
+    buf = np.empty(0 if simple else width, np.int64)
     deg = np.empty(n, np.int64)
     for v in range(n):
-        deg[v] = _union_size(v, out_indptr, dst, in_indptr, in_src, buf)
+        deg[v] = (
+            out_indptr[v + 1] - out_indptr[v]
+            if simple
+            else _union_size(v, out_indptr, dst, in_indptr, in_src, buf)
+        )
     order = np.argsort(deg, kind="mergesort")
     rank = np.empty(n, np.int64)
     indptr = np.zeros(n + 1, np.int64)
@@ -111,12 +116,25 @@ def _by_degree(out_indptr, dst, in_indptr, in_src):
     pos = indptr[:-1].copy()
     nbr = np.empty(indptr[n], np.int64)
     for t in range(n):  # t's neighbours' rows get t, in increasing t: each row comes out sorted
-        k = _union_size(order[t], out_indptr, dst, in_indptr, in_src, buf)
-        for i in range(k):
-            r = rank[buf[i]]
+        v = order[t]
+        if simple:
+            row = dst[out_indptr[v] : out_indptr[v + 1]]
+        else:
+            row = buf[: _union_size(v, out_indptr, dst, in_indptr, in_src, buf)]
+        for x in row:
+            r = rank[x]
             nbr[pos[r]] = t
             pos[r] += 1
-    return indptr, nbr, order
+    src = np.empty(indptr[n], np.int64)
+    in_eid = np.empty(indptr[n], np.int64)
+    pos[:] = indptr[:-1]
+    for t in range(n):  # edge t -> r is r's in-edge from t, and r's in-edges come in increasing t
+        for k in range(indptr[t], indptr[t + 1]):
+            src[k] = t
+            r = nbr[k]
+            in_eid[pos[r]] = k
+            pos[r] += 1
+    return indptr, src, nbr, in_eid, order
 
 
 def _count(
@@ -129,9 +147,9 @@ def _count(
     n = G.num_vertices
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    indptr, nbr, order = _by_degree(G.out_indptr, G.dst, G.in_indptr, G.in_src)
-    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    D = Graph(indptr, src, nbr, G.ids[order])
+    simple = is_undirected_simple(G.out_indptr, G.dst, G.in_indptr, G.in_src)
+    indptr, src, nbr, in_eid, order = _by_degree(G.out_indptr, G.dst, G.in_indptr, G.in_src, simple)
+    D = Graph(indptr, src, nbr, G.ids[order], csc=(indptr, nbr, in_eid))
     tri, deg = np.empty(n, np.int64), np.empty(n, np.int64)
     where = {"procs": procs, "partition": partition} if procs != 1 else {}
     tri[order] = run(D, TrianglesProgram(), max_iter=1, threads=threads, **where).output

@@ -189,6 +189,8 @@ def kernel_key(spec: BoundProgram, jit: bool) -> str:
         # that name depends on the source file's path, so a moved checkout needs its own kernels
         h.update(spec.functions[name].__module__.encode())
         _code_key(spec.originals[name], h, set())
+        # and the compiled helpers the rewrite calls (v.has_nbr's marks, the bounds checks)
+        _code_key(spec.functions[name], h, set())
     # a vector field's or an array total's length is a run-time array shape, not compiled in:
     # only its element type and number of dimensions are part of the key (LDA with 20 or 50
     # topics, or a colouring bitset sized for another graph, reuses the same kernels)

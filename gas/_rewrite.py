@@ -61,6 +61,8 @@ from gas._boundscheck import (
     check_range,
     extent,
 )
+from gas._rewrite_nbrs import HELPERS as NBR_HELPERS
+from gas._rewrite_nbrs import has_nbr_call, marks_on_entry, neighbour_slice
 from gas.errors import ProgramError
 
 # CPython 3.11's conversions between source, Python AST objects and its C AST keep one recursion
@@ -217,6 +219,7 @@ class _Rewriter(ast.NodeTransformer):
             dtypes = checks.field_dtypes.get(role, {}) if checks else {}
             for name, i in cols.items():
                 self.col_ndim[(table, i)] = 1 + len(np.dtype(dtypes[name]).shape) if name in dtypes else 1
+        self.marks_used = ""  # the vertex whose has_nbr is called: its row of marks taken on entry
         self.loops: list[_Loop] = []  # enclosing loops whose accesses are checked at their start
         self.guard = 0  # conditional constructs entered (an access there may not run)
 
@@ -277,6 +280,18 @@ class _Rewriter(ast.NodeTransformer):
         line = self.line0 + getattr(node, "lineno", 1) - 1
         return ProgramError(f"{self.where} ({self.filename}:{line}) {msg}")
 
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        f = node.func
+        if (
+            isinstance(f, ast.Attribute)
+            and f.attr == "has_nbr"
+            and isinstance(f.value, ast.Name)
+            and self.roles.get(f.value.id) == "vertex"
+        ):
+            self.marks_used = f.value.id
+            return has_nbr_call(node, f.value.id, self.roles, self.visit, self._err)
+        return self.generic_visit(node)
+
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         if not isinstance(node.value, ast.Name) or node.value.id not in self.roles:
             return self.generic_visit(node)
@@ -284,6 +299,8 @@ class _Rewriter(ast.NodeTransformer):
         role = self.roles[name]
         if role not in self.known:
             return node
+        if attr == "has_nbr" and role == "vertex":
+            raise self._err(node, f"uses '{name}.has_nbr' without calling it. Fix: {name}.has_nbr(w)")
         names = self.known[role]
         if attr not in names:
             raise self._err(
@@ -306,7 +323,9 @@ class _Rewriter(ast.NodeTransformer):
             )
         if role == "vertex":
             if attr == "nbrs":
-                return self._neighbour_slice(node, name)
+                if isinstance(node.ctx, ast.Store):
+                    raise self._err(node, f"assigns '{name}.nbrs', which is read-only (the graph's edges)")
+                return neighbour_slice(node, name, self.vcols, self.ecols)
             if attr == "vid":
                 if isinstance(node.ctx, ast.Store):
                     raise self._err(node, f"assigns '{name}.vid', which is read-only")
@@ -320,32 +339,6 @@ class _Rewriter(ast.NodeTransformer):
         return ast.copy_location(
             ast.Subscript(value=col, slice=ast.Name(id=name, ctx=ast.Load()), ctx=node.ctx), node
         )
-
-    def _neighbour_slice(self, node: ast.Attribute, name: str) -> ast.AST:
-        """``X.nbrs`` -> ``_EC[k][_VC[s][X] : _VC[s][X] + _VC[d][X]]``: the out-neighbours' ids
-        (the column of edge targets, from the vertex's first out-edge, out-degree long)."""
-        if isinstance(node.ctx, ast.Store):
-            raise self._err(node, f"assigns '{name}.nbrs', which is read-only (the graph's edges)")
-
-        def col(table: str, idx: int) -> ast.AST:
-            c = ast.Subscript(
-                value=ast.Name(id=table, ctx=ast.Load()), slice=ast.Constant(idx), ctx=ast.Load()
-            )
-            return ast.Subscript(value=c, slice=ast.Name(id=name, ctx=ast.Load()), ctx=ast.Load())
-
-        start = col("_VC", self.vcols["_nbr_start"])
-        stop = ast.BinOp(
-            left=col("_VC", self.vcols["_nbr_start"]),
-            op=ast.Add(),
-            right=col("_VC", self.vcols["out_degree"]),
-        )
-        dst = ast.Subscript(
-            value=ast.Name(id="_EC", ctx=ast.Load()),
-            slice=ast.Constant(self.ecols["_nbr_dst"]),
-            ctx=ast.Load(),
-        )
-        out = ast.Subscript(value=dst, slice=ast.Slice(lower=start, upper=stop), ctx=ast.Load())
-        return ast.copy_location(out, node)
 
     def _describe(self, base: ast.AST) -> tuple[str, str]:
         """What the user's subscripted expression is, and how to fix an index out of its range."""
@@ -559,6 +552,8 @@ def rewrite_method(
     fdef.body = [rw.visit(s) for s in fdef.body]
     if ctx_column is not None:  # gather/scatter(..., ctx): the context comes from the tuple
         _context_from_columns(fdef, ctx_column)
+    if rw.marks_used:
+        marks_on_entry(fdef, rw.marks_used, vcols, ecols)
     fdef.args.args = fdef.args.args[:1] + [ast.arg(arg="_VC"), ast.arg(arg="_EC")] + fdef.args.args[1:]
     ast.fix_missing_locations(tree)
     ast.increment_lineno(tree, line0 - 1)
@@ -575,6 +570,7 @@ def rewrite_method(
     env = module.__dict__
     env.update({k: v for k, v in fn.__globals__.items() if k not in ("__name__", "__spec__", "__loader__")})
     env["__name__"] = modname
+    env.update(NBR_HELPERS)
     if checks is not None:
         env.update(
             {_CHECK: check_index, _RANGE_CHECK: check_range, _FIXED_CHECK: check_fixed, _EXTENT: extent}

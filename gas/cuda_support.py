@@ -110,7 +110,7 @@ def check_gpu_program(spec: BoundProgram) -> None:
         raise ProgramError(
             f"{name}.gather: gas.Slots gather values are not supported on the CUDA engine yet. {hint}"
         )
-    if "nbrs" in spec.spec.names_in():
+    if {"nbrs", "has_nbr"} & spec.spec.names_in():
         raise ProgramError(
             f"{name} reads neighbour lists (v.nbrs), which the CUDA engine does not provide yet. {hint}"
         )

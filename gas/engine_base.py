@@ -60,6 +60,7 @@ from gas.exchange_protocol import Exchange, LocalExchange
 from gas.graph import Graph
 from gas.local_part import Partition
 from gas.program import NBR_DST, NBR_START, EdgeDir, VertexProgram, validate
+from gas.setops import nbr_marks
 from gas.threads import num_threads
 
 __all__ = ["Engine", "ENGINES", "engine_for", "Hook"]
@@ -241,6 +242,9 @@ class Engine:
         # the program's array attributes (read-only) and, for a gather/scatter that takes it,
         # ctx itself follow the vertex columns (kernel arguments: BoundProgram.extra_columns)
         self.VC += spec.extra_columns(self.ctx)
+        if spec.marks_column is not None:  # v.has_nbr: a row of marks per thread, over every id
+            ids = max(n, self.partition.num_global_vertices)
+            self.VC += (nbr_marks(self.threads or numba.get_num_threads(), ids),)
 
     # -- the public steps ------------------------------------------------------------------------
 

@@ -10,7 +10,8 @@ The methods a program may define, each with its signature and contract, are list
 :class:`VertexProgram` docstring (``help(gas.VertexProgram)``).
 
 Vertex records carry the declared ``vertex_data`` fields plus, when a method reads them, the
-read-only ``vid`` (the internal vertex id), ``out_degree`` and ``in_degree``. Edge records carry
+read-only ``vid`` (the internal vertex id), ``out_degree``, ``in_degree`` and ``nbrs`` (the sorted
+out-neighbour ids); a method's own vertex ``v`` also answers ``v.has_nbr(w)`` in O(1). Edge records carry
 the graph's edge columns (such as ``weight``) and the declared ``edge_data`` fields. ``ctx`` has
 ``iteration``, ``num_vertices``, ``num_edges`` and one field per declared aggregate (its value
 after the previous superstep); ``gather`` and ``scatter`` see the same values as that
@@ -55,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gas._rewrite_memo import rewrite_once
 from gas.errors import ProgramError
 from gas.program_spec import (
     METHODS,
@@ -99,6 +101,8 @@ BUILTIN_VERTEX_FIELDS = {
 #: the read-only neighbour list of a vertex: ``v.nbrs`` is its out-neighbours' ids, in the
 #: graph's edge order (sorted by target); built from these two hidden columns
 NBRS, NBR_START, NBR_DST = "nbrs", "_nbr_start", "_nbr_dst"
+#: ``v.has_nbr(w)``: whether ``w`` is in ``v.nbrs``, in O(1) from a per-thread table of marks
+HAS_NBR, NBR_MARKS = "has_nbr", "_nbr_marks"
 AGG_OPS = {"sum": 0, "max": 1, "min": 2}
 
 # what each positional parameter is: vertex record, edge record, context, or a plain value
@@ -269,6 +273,8 @@ class BoundProgram:
     #: where ``ctx`` sits in ``_VC`` when a ``gather`` or ``scatter`` takes it (after the arrays),
     #: else None; those methods read it as ``_VC[ctx_column][0]``
     ctx_column: int | None = None
+    #: where the per-thread marks of ``v.has_nbr`` sit in ``_VC`` (after ctx), else None
+    marks_column: int | None = None
 
     @property
     def checked(self) -> bool:
@@ -397,7 +403,7 @@ def _vertex_fields(program: VertexProgram, cls_name: str) -> dict[str, np.dtype]
     for k, t in dict(program.vertex_data).items():
         if not str(k).isidentifier():
             raise ProgramError(f"{cls_name}.vertex_data field {k!r} is not a valid identifier")
-        if k in BUILTIN_VERTEX_FIELDS or k == NBRS:
+        if k in BUILTIN_VERTEX_FIELDS or k in (NBRS, HAS_NBR):
             raise ProgramError(
                 f"{cls_name}.vertex_data field '{k}' is built in (read-only); choose another name"
             )
@@ -420,6 +426,7 @@ class _Layout:
     known: dict[str, list[str]]
     arrays: dict[str, int]  # program array attribute -> its position in _VC
     ctx_column: int | None  # the position of ctx in _VC (a gather or scatter takes it), else None
+    marks_column: int | None  # the position of v.has_nbr's marks in _VC (after ctx), else None
 
 
 def _layout(
@@ -436,7 +443,8 @@ def _layout(
     program's arrays and ``ctx`` when methods read them through ``_VC``) and the edge columns
     (the graph's columns the methods name, then the declared edge fields)."""
     names_used = spec.names_in()
-    adjacency = NBRS in names_used
+    marks = HAS_NBR in names_used
+    adjacency = NBRS in names_used or marks
     builtins = [
         b for b in ("out_degree", "in_degree") if b in names_used or (adjacency and b == "out_degree")
     ]
@@ -444,7 +452,7 @@ def _layout(
         builtins.append(NBR_START)
     graph_cols = [k for k in graph.edata if k not in edge_fields and k in names_used]
     known = {
-        "vertex": list(fields) + [b for b in BUILTIN_VERTEX_FIELDS if b != NBR_START] + [NBRS],
+        "vertex": list(fields) + [b for b in BUILTIN_VERTEX_FIELDS if b != NBR_START] + [NBRS, HAS_NBR],
         "edge": list(edge_fields) + [k for k in graph.edata if k not in edge_fields],
         "ctx": ["iteration", "num_vertices", "num_edges", *aggs],
         "self": list(params) + list(arrays),
@@ -455,7 +463,8 @@ def _layout(
         ecols.append((NBR_DST, np.dtype(np.int64)))
     apos = {k: len(vcols) + i for i, k in enumerate(arrays)}
     ctx_column = len(vcols) + len(arrays) if ctx_in_columns else None
-    return _Layout(vcols, ecols, builtins, graph_cols, known, apos, ctx_column)
+    marks_column = len(vcols) + len(arrays) + int(ctx_in_columns) if marks else None
+    return _Layout(vcols, ecols, builtins, graph_cols, known, apos, ctx_column, marks_column)
 
 
 def _rewrite_methods(
@@ -474,6 +483,8 @@ def _rewrite_methods(
 
     methods = method_table(gt)
     vindex = {k: i for i, (k, _) in enumerate(lay.vcols)}
+    if lay.marks_column is not None:
+        vindex[NBR_MARKS] = lay.marks_column
     eindex = {k: i for i, (k, _) in enumerate(lay.ecols)}
     table = BoundsChecks() if checked else None
     rewritten = {}
@@ -551,7 +562,7 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> BoundProg
     lay = _layout(spec, graph, fields, edge_fields, aggs, params, arrays, ctx_in_columns)
     if checked is None:
         checked = bool(getattr(program, "checked", True))
-    rewritten, table = _rewrite_methods(fns, cls_name, gt, lay, fields, edge_fields, checked)
+    rewritten, table = rewrite_once(_rewrite_methods, fns, cls_name, gt, lay, fields, edge_fields, checked)
     out = program.output or next(iter(fields))
     if out not in fields:
         raise ProgramError(f"{cls_name}.output = {out!r} is not a vertex_data field ({list(fields)})")
@@ -580,4 +591,5 @@ def validate(program: Any, graph: Any, checked: bool | None = None) -> BoundProg
         gather_slots=slots,
         program_arrays=[(k, native_dtype(a.dtype), a.ndim) for k, a in arrays.items()],
         ctx_column=lay.ctx_column,
+        marks_column=lay.marks_column,
     )

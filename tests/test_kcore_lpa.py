@@ -36,6 +36,36 @@ def _graphs():
     yield "karate", gas.Graph.from_edges(e[:, 0] + 5, e[:, 1] + 5)
 
 
+def test_h_index_and_its_count_match_the_definition():
+    from gas.algorithms.kcore import h_index
+
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        values = rng.integers(0, 12, rng.integers(0, 10)).astype(np.int32)
+        cap = int(rng.integers(0, 12))
+        # reference: the definition, by brute force (largest h <= cap with h values >= h)
+        h = max(k for k in range(cap + 1) if k == 0 or (values >= k).sum() >= k)
+        assert h_index(values, cap) == (h, int((values >= h).sum()))
+
+
+@pytest.mark.parametrize("name, g", list(_graphs()))
+def test_synchronous_core_program_equals_networkx(name, g):
+    # CoreProgram is what procs > 1 runs; here on one process. Reference: networkx
+    from gas.algorithms.kcore import CoreProgram
+
+    want = nx.core_number(_nx(g))
+    res = gas.run(g.simple_undirected(), CoreProgram(), max_iter=1000)
+    assert res.converged and res.output.tolist() == [want[v] for v in g.ids.tolist()]
+
+
+def test_core_number_on_two_processes_and_its_budget():
+    g = next(_graphs())[1]
+    want = nx.core_number(_nx(g))  # reference: networkx
+    assert core_number(g, procs=2).tolist() == [want[v] for v in g.ids.tolist()]
+    with pytest.raises(gas.ConvergenceError):
+        core_number(g, max_iter=0)
+
+
 @pytest.mark.parametrize("name, g", list(_graphs()) + [("ego-Facebook", gas.load(BUNDLED))])
 def test_core_numbers_and_communities_equal_networkx(name, g):
     G = _nx(g)
@@ -44,6 +74,59 @@ def test_core_numbers_and_communities_equal_networkx(name, g):
     assert core_number(g).tolist() == [want[v] for v in ids]
     best = {v: min(c) for c in nx_lpa(G) for v in c}
     assert g.ids[label_propagation_communities(g)].tolist() == [best[v] for v in ids]
+
+
+_NX_LPA: dict[str, dict[int, int]] = {}
+
+
+def _nx_communities(name: str, g: gas.Graph) -> list[int]:
+    """networkx's communities (each named by its smallest id) by original id, computed once."""
+    if name not in _NX_LPA:
+        _NX_LPA[name] = {v: min(c) for c in nx_lpa(_nx(g)) for v in c}
+    return [_NX_LPA[name][v] for v in g.ids.tolist()]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_communities_equal_networkx_on_one_and_several_threads(threads):
+    # the engine runs the sweeps a pass in id order on one thread and a colour class per batch
+    # on several; expected: networkx's label_propagation_communities (independent reference).
+    # ego-Facebook's hubs (degree > 1000) take the counting table, the others the short sort
+    for name, g in list(_graphs()) + [("ego-Facebook", gas.load(BUNDLED))]:
+        assert g.ids[label_propagation_communities(g, threads=threads)].tolist() == _nx_communities(name, g)
+
+
+def test_largest_first_coloring_is_networkx_greedy_color():
+    from gas.algorithms.label_propagation import largest_first_coloring
+
+    for _, g in _graphs():
+        s = g.simple_undirected()
+        want = nx.greedy_color(_nx(g), "largest_first")  # expected: networkx
+        assert largest_first_coloring(s.out_indptr, s.dst).tolist() == [want[v] for v in g.ids.tolist()]
+
+
+def test_most_frequent_short_and_long_lists():
+    from collections import Counter
+
+    from gas.algorithms.label_propagation_variants import SHORT_LIST, most_frequent
+
+    rng = np.random.default_rng(7)
+    for d in (0, 1, 5, SHORT_LIST, SHORT_LIST + 1, 300):
+        for _ in range(30):
+            labels = rng.integers(0, max(1, d // 3), d) * 1_000_003  # spread keys, many ties
+            own = int(labels[0]) if d and rng.random() < 0.7 else 5
+            got = most_frequent(labels.copy(), own)
+            # expected: counted with collections.Counter (networkx's rule: largest of the most
+            # frequent; own label kept when among them)
+            c = Counter(labels.tolist())
+            top = max(c.values(), default=0)
+            best = [x for x, k in c.items() if k == top]
+            assert got == ((max(best), own in best) if d else (own, True))
+
+
+def test_max_sweeps_too_small_raises():
+    e = np.array(nx.karate_club_graph().edges())
+    with pytest.raises(gas.ConvergenceError, match="max_sweeps"):
+        label_propagation_communities(gas.Graph.from_edges(e[:, 0], e[:, 1]), max_sweeps=1)
 
 
 def test_slots_hold_each_edge_value_in_edge_order():

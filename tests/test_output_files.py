@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-import time
 from pathlib import Path
 
 import numpy as np
@@ -179,13 +178,14 @@ def test_replaced_file_and_model_folder_keep_their_modes(tmp_path, umask):
 
 
 def _bad_output_cases(tmp_path: Path) -> list[tuple[list[str], str]]:
-    f = str(_graph_file(tmp_path))
     folder = tmp_path / "a-folder"
     folder.mkdir()
     afile = tmp_path / "a-file"
     afile.write_text("x\n")
     missing = tmp_path / "no-such-folder" / "out.tsv"
-    absent = str(tmp_path / "absent-input")  # never read: the output check comes first
+    # every input is absent: refused for its output path, a command has not opened its input
+    # (reading it first would end on "not found" instead)
+    f = absent = str(tmp_path / "absent-input")
     d, a, m = str(folder), str(afile), str(missing)
     return [
         (["pagerank", f, "-o", d], "is a folder"),
@@ -205,13 +205,11 @@ def _bad_output_cases(tmp_path: Path) -> list[tuple[list[str], str]]:
 
 def test_bad_output_paths_are_refused_before_any_work(tmp_path, capsys):
     for argv, why in _bad_output_cases(tmp_path):
-        t0 = time.perf_counter()
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert why in err and err.count("\n") == 1, (argv, err)  # one line, naming the path
         assert "loaded" not in err and "Traceback" not in err
-        assert time.perf_counter() - t0 < 1.0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "a-folder", "g.tsv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "a-folder"]
     assert list((tmp_path / "a-folder").iterdir()) == []
 
 

@@ -385,3 +385,25 @@ def test_cached_kernels_survive_a_moved_checkout(tmp_path):
         assert out.returncode == 0, out.stderr[-2000:]
     # hand-computed, as in the test above
     assert outs[0].stdout.strip() == outs[1].stdout.strip() == "[4.0, 0.0, 2.0]"
+
+
+class _Doubled(UserPageRank):
+    def gather(self, v, e, nbr):
+        return 2.0 * nbr.rank / nbr.out_degree
+
+
+def test_methods_are_rewritten_once_per_layout_and_class():
+    from gas.program import validate
+
+    g = gas.Graph.from_edges([0, 1, 2], [1, 2, 0])
+    first, again = validate(UserPageRank(), g), validate(UserPageRank(tol=1e-3), g)
+    assert again.functions["gather"] is first.functions["gather"]  # made once
+    unchecked = validate(UserPageRank(), g, checked=False)
+    assert unchecked.functions["gather"] is not first.functions["gather"]  # no checks compiled in
+    doubled = validate(_Doubled(), g)
+    assert doubled.functions["gather"] is not first.functions["gather"]  # its own method
+    assert doubled.functions["apply"] is not first.functions["apply"]  # another class's rewrite
+    # the subclass's own gather runs: on a 3-cycle every gather total is twice the rank it reads
+    # (hand-computed: ranks stay 1/3, so 0.15/3 + 0.85 * 2/3)
+    out = gas.run(g, _Doubled(), max_iter=1).output
+    assert np.allclose(out, 0.15 / 3 + 0.85 * 2 / 3)

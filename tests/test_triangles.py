@@ -105,6 +105,66 @@ def test_a_user_program_reads_neighbour_lists():
     assert gas.run(g, Common()).output.tolist() == [2, 2, 2, 0]
 
 
+class _Closed(gas.VertexProgram):
+    """Per vertex: the out-neighbour pairs (x, w), w among x's neighbours, that v also has
+    (``v.has_nbr``), and whether ids outside the graph count (they must not)."""
+
+    vertex_data = {"shared": np.int64, "outside": np.bool_}
+    gather_edges = gas.OUT
+    gather_type = np.int64
+
+    def gather(self, v, e, nbr):
+        found = 0
+        for w in nbr.nbrs:
+            found += v.has_nbr(w)
+        return found
+
+    def apply(self, v, total, ctx):
+        v.shared = total
+        v.outside = v.has_nbr(-1) or v.has_nbr(ctx.num_vertices) or v.has_nbr(1 << 40)
+
+
+def test_has_nbr_answers_membership_on_every_engine():
+    # expected: the same sums through sorted-list intersections (gas.count_common), checked
+    # against networkx's common_neighbors on each edge
+    rng = np.random.default_rng(3)
+    g = gas.Graph.from_edges(rng.integers(0, 50, 400), rng.integers(0, 50, 400)).simple_undirected()
+    G = nx.Graph(list(zip(g.src.tolist(), g.dst.tolist())))
+    want = [sum(len(list(nx.common_neighbors(G, v, x))) for x in G[v]) for v in range(g.num_vertices)]
+    for opts in ({"threads": 1}, {"threads": 2}, {"engine": "async"}, {"procs": 2}):
+        res = gas.run(g, _Closed(), max_iter=1, **opts)
+        assert res.output.tolist() == want, opts
+        assert not res.vertex_data["outside"].any(), opts
+
+
+class _AsksNbr(_Closed):
+    def gather(self, v, e, nbr):
+        return nbr.has_nbr(v.vid)
+
+
+class _Uncalled(_Closed):
+    def gather(self, v, e, nbr):
+        return v.has_nbr
+
+
+class _TwoArgs(_Closed):
+    def gather(self, v, e, nbr):
+        return v.has_nbr(1, 2)
+
+
+def test_has_nbr_misuse_is_refused():
+    g = gas.Graph.from_edges([0, 1], [1, 0])
+    for cls, match in (
+        (_AsksNbr, "only the method's own vertex 'v'"),
+        (_Uncalled, "without calling it"),
+        (_TwoArgs, "takes one vertex id"),
+    ):
+        with pytest.raises(gas.ProgramError, match=match):
+            gas.SyncEngine(g, cls())
+    with pytest.raises(gas.ProgramError, match="neighbour lists"):
+        gas.CudaEngine(g, _Closed())
+
+
 def test_cli_writes_original_ids_and_counts(tmp_path, capsys):
     from gas.cli.app import main
 

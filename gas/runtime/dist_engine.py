@@ -28,7 +28,7 @@ from gas.engine import SyncEngine
 from gas.engine_base import Engine
 from gas.engine_ranges import active_mask
 from gas.local_part import Partition
-from gas.program import NBRS, VertexProgram
+from gas.program import HAS_NBR, NBRS, VertexProgram
 from gas.program_spec import ProgramSpec
 from gas.runtime.comm import Comm
 from gas.runtime.gather_local import replicate_adjacency, route_gather_edges
@@ -101,7 +101,7 @@ def part_engine(
     partition, outd, ind, eid = build_partition(
         part, comm, layout=layout_for(program), gather_edges=program.gather_edges
     )
-    if NBRS in spec.names_in():  # v.nbrs: every local vertex's whole out-neighbour list
+    if NBRS in spec.names_in() or HAS_NBR in spec.names_in():  # every local vertex's whole list
         partition.adjacency = replicate_adjacency(part, partition, comm)
     if device == "cuda":
         from gas.runtime.dist_cuda import DistCudaEngine
