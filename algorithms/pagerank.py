@@ -30,6 +30,7 @@ from gas.program import IN, NONE, OUT, VertexProgram
 
 from .pagerank_extrapolate import _Extrapolation
 from .pagerank_personal import personal_pagerank
+from .pagerank_programs import PageRankProgram, WeightedPageRankProgram
 
 __all__ = [
     "PageRankProgram",
@@ -50,67 +51,6 @@ __all__ = [
 #: supersteps' work, two processes (pull form: an update visits its in- and out-edges) at most
 #: 201 (email-Enron), so 5 x 100 leaves a margin of 2.5x where it is tightest.
 ASYNC_WORK_FACTOR = 5
-
-
-class PageRankProgram(VertexProgram):
-    """Pull PageRank: each vertex gathers ``contrib = rank / out_degree`` of its in-neighbours.
-
-    ``contrib`` is kept in the vertex data so the gather reads one value per edge; the dangling
-    mass and the L1 change are global aggregates read by the next superstep.
-    """
-
-    vertex_data = {"rank": np.float64, "contrib": np.float64, "change": np.float64}
-    gather_edges = IN
-    dynamic = False
-    aggregates = {"dangling": "sum", "change": "sum"}
-    checked = False  # bundled and tested: compiled without bounds checks (gas.VertexProgram)
-
-    def __init__(self, alpha: float = 0.85, tol: float = 1e-6) -> None:
-        self.alpha = float(alpha)
-        self.tol = float(tol)
-
-    def init(self, v, ctx):
-        v.rank = 1.0 / ctx.num_vertices
-        v.contrib = v.rank / v.out_degree if v.out_degree > 0 else 0.0
-
-    def gather(self, v, e, nbr):
-        return nbr.contrib
-
-    def apply(self, v, total, ctx):
-        n = ctx.num_vertices
-        new = (1.0 - self.alpha) / n + self.alpha * (total + ctx.dangling / n)
-        v.change = new - v.rank  # signed: pagerank()'s extrapolation reads the step
-        v.rank = new
-        v.contrib = new / v.out_degree if v.out_degree > 0 else 0.0
-
-    def aggregate(self, v):
-        return (v.rank if v.out_degree == 0 else 0.0), abs(v.change)
-
-    def converged(self, ctx):
-        return ctx.change < ctx.num_vertices * self.tol
-
-
-class WeightedPageRankProgram(PageRankProgram):
-    """PageRank where edge ``u -> v`` carries ``weight / out_weight(u)`` of ``u``'s rank."""
-
-    vertex_data = {**PageRankProgram.vertex_data, "out_weight": np.float64}
-
-    def init(self, v, ctx):
-        v.rank = 1.0 / ctx.num_vertices
-        v.contrib = v.rank / v.out_weight if v.out_weight != 0.0 else 0.0
-
-    def gather(self, v, e, nbr):
-        return nbr.contrib * e.weight
-
-    def apply(self, v, total, ctx):
-        n = ctx.num_vertices
-        new = (1.0 - self.alpha) / n + self.alpha * (total + ctx.dangling / n)
-        v.change = new - v.rank
-        v.rank = new
-        v.contrib = new / v.out_weight if v.out_weight != 0.0 else 0.0
-
-    def aggregate(self, v):
-        return (v.rank if v.out_weight == 0.0 else 0.0), abs(v.change)
 
 
 class DeltaPageRankProgram(VertexProgram):

@@ -44,6 +44,7 @@ from gas.options import RunOptions
 from gas.program import IN, OUT, VertexProgram
 
 from .pagerank_extrapolate import _Extrapolation
+from .pagerank_programs import PageRankProgram, WeightedPageRankProgram
 
 __all__ = [
     "PersonalPageRankProgram",
@@ -56,7 +57,7 @@ __all__ = [
 ]
 
 
-class PersonalPageRankProgram(VertexProgram):
+class PersonalPageRankProgram(PageRankProgram):
     """Pull PageRank with a per-vertex teleport share ``tele`` and dangling share ``dang``.
 
     As :class:`gas.algorithms.pagerank.PageRankProgram` (``contrib = rank / out_degree`` in the
@@ -65,27 +66,10 @@ class PersonalPageRankProgram(VertexProgram):
     1): ``init`` keeps them and derives ``contrib``.
     """
 
-    vertex_data = {
-        "rank": np.float64,
-        "contrib": np.float64,
-        "change": np.float64,
-        "tele": np.float64,
-        "dang": np.float64,
-    }
-    gather_edges = IN
-    dynamic = False
-    aggregates = {"dangling": "sum", "change": "sum"}
-    checked = False  # bundled and tested: compiled without bounds checks (gas.VertexProgram)
-
-    def __init__(self, alpha: float = 0.85, tol: float = 1e-6) -> None:
-        self.alpha = float(alpha)
-        self.tol = float(tol)
+    vertex_data = {**PageRankProgram.vertex_data, "tele": np.float64, "dang": np.float64}
 
     def init(self, v, ctx):
         v.contrib = v.rank / v.out_degree if v.out_degree > 0 else 0.0
-
-    def gather(self, v, e, nbr):
-        return nbr.contrib
 
     def apply(self, v, total, ctx):
         new = (1.0 - self.alpha) * v.tele + self.alpha * (total + ctx.dangling * v.dang)
@@ -93,15 +77,10 @@ class PersonalPageRankProgram(VertexProgram):
         v.rank = new
         v.contrib = new / v.out_degree if v.out_degree > 0 else 0.0
 
-    def aggregate(self, v):
-        return (v.rank if v.out_degree == 0 else 0.0), abs(v.change)
 
-    def converged(self, ctx):
-        return ctx.change < ctx.num_vertices * self.tol
-
-
-class WeightedPersonalPageRankProgram(PersonalPageRankProgram):
-    """:class:`PersonalPageRankProgram` with edge weights (``out_weight`` set before the run);
+class WeightedPersonalPageRankProgram(PersonalPageRankProgram, WeightedPageRankProgram):
+    """:class:`PersonalPageRankProgram` with edge weights (``out_weight`` set before the run; the
+    weighted gather and dangling test of :class:`gas.algorithms.pagerank.WeightedPageRankProgram`);
     a vertex whose out-weight is 0 is dangling, as in networkx."""
 
     vertex_data = {**PersonalPageRankProgram.vertex_data, "out_weight": np.float64}
@@ -109,17 +88,11 @@ class WeightedPersonalPageRankProgram(PersonalPageRankProgram):
     def init(self, v, ctx):
         v.contrib = v.rank / v.out_weight if v.out_weight != 0.0 else 0.0
 
-    def gather(self, v, e, nbr):
-        return nbr.contrib * e.weight
-
     def apply(self, v, total, ctx):
         new = (1.0 - self.alpha) * v.tele + self.alpha * (total + ctx.dangling * v.dang)
         v.change = new - v.rank
         v.rank = new
         v.contrib = new / v.out_weight if v.out_weight != 0.0 else 0.0
-
-    def aggregate(self, v):
-        return (v.rank if v.out_weight == 0.0 else 0.0), abs(v.change)
 
 
 class PersonalDeltaPageRankProgram(VertexProgram):
