@@ -114,20 +114,11 @@ class ForwardReachProgram(VertexProgram):
         return nbr.mark == 0
 
 
-class BackwardReachProgram(VertexProgram):
+class BackwardReachProgram(ForwardReachProgram):
     """:class:`ForwardReachProgram` along in-edges: marks 1 the vertices of the set that reach
     the start vertex."""
 
-    vertex_data = {"mark": np.int8}
-    gather_edges = NONE
     scatter_edges = IN
-    checked = False
-
-    def apply(self, v, total, ctx):
-        v.mark = 1
-
-    def scatter(self, v, e, nbr):
-        return nbr.mark == 0
 
 
 class BackwardColorProgram(VertexProgram):

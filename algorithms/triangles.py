@@ -97,9 +97,9 @@ def _by_degree(out_indptr, dst, in_indptr, in_src, simple):
     reverse edge. With ``simple`` the graph already is that view (its out-lists are the rows)."""
     n = out_indptr.shape[0] - 1
     width = 0
-    for v in range(n):
+    for v in range(0 if simple else n):  # the union's buffer (the rows themselves when simple)
         width = max(width, out_indptr[v + 1] - out_indptr[v] + in_indptr[v + 1] - in_indptr[v])
-    buf = np.empty(0 if simple else width, np.int64)
+    buf = np.empty(width, np.int64)
     deg = np.empty(n, np.int64)
     for v in range(n):
         deg[v] = (
