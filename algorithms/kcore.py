@@ -1,23 +1,21 @@
-"""k-core decomposition (``core_number``) by the h-index iteration, with per-vertex slots.
+"""k-core decomposition (``core_number``): the peeling on one process, the h-index iteration
+across processes.
 
 A vertex's core number is the largest ``k`` such that it lies in a subgraph where every vertex
-has at least ``k`` neighbours. Starting from each vertex's degree, repeatedly replacing a
+has at least ``k`` neighbours. On one process :class:`PeelCoreProgram` removes the vertices of
+smallest remaining degree first on the asynchronous engine's priority scheduler (GraphLab's
+engine; a removal lowers its neighbours' degrees and signals them), the order of Batagelj and
+Zaversnik's algorithm: each edge is visited once.
+
+On several processes (``procs > 1``) the synchronous :class:`CoreProgram` runs the h-index
+iteration, which needs no order: starting from each vertex's degree, repeatedly replacing a
 vertex's estimate by the h-index of its neighbours' estimates (the largest ``h`` such that at
 least ``h`` neighbours have estimates ``>= h``), capped by its own, converges to the core
-numbers (Lü et al., Nature Communications 2016; Montresor et al., IEEE TPDS 2013): a
-vertex-centric form of the sequential peeling. ``gather`` keeps each neighbour's estimate in
-the vertex's slot for that edge (:class:`gas.Slots`: a scratch of the vertex's degree, no
-per-vertex array sized by the largest degree), ``apply`` counts them and takes the h-index, and
-a vertex whose estimate dropped signals the neighbours it may lower.
-
-On one process the run is asynchronous (:class:`CountedCoreProgram`, GraphLab's engine, one
-pass reading the freshest estimates): each vertex also keeps how many neighbours hold at least
-its estimate, a neighbour that drops below it decrements that count in place (``full``
-consistency), and only a vertex whose count fell under its estimate is scheduled again, the
-smallest estimates first (the ``priority`` scheduler); no signal wakes a vertex whose estimate
-cannot drop.
-On several processes (``procs > 1``) the synchronous :class:`CoreProgram` runs (the
-asynchronous engine keeps slots on one process); both reach the same fixed point.
+numbers (Lü et al., Nature Communications 2016; Montresor et al., IEEE TPDS 2013). ``gather``
+keeps each neighbour's estimate in the vertex's slot for that edge (:class:`gas.Slots`: a
+scratch of the vertex's degree, no per-vertex array sized by the largest degree), ``apply``
+counts them and takes the h-index, and a vertex whose estimate dropped signals the neighbours
+it may lower.
 
 Runs on the undirected simple view (directions, repeated edges and self-loops ignored), as
 ``networkx.core_number(G.to_undirected())`` without the self-loops that networkx refuses.
@@ -36,14 +34,15 @@ import numba
 import numpy as np
 
 from gas.api import run
+from gas.async_engine import AsyncEngine
 from gas.engine import require_converged
 from gas.errors import GasError
 from gas.graph import Graph
-from gas.program import OUT, VertexProgram
+from gas.program import NONE, OUT, VertexProgram
 from gas.program_spec import Slots
 from gas.setops import is_undirected_simple
 
-__all__ = ["CoreProgram", "CountedCoreProgram", "core_number", "simple_view", "h_index"]
+__all__ = ["CoreProgram", "PeelCoreProgram", "core_number", "simple_view", "h_index"]
 
 
 @numba.njit(cache=True)
@@ -112,58 +111,51 @@ class CoreProgram(VertexProgram):
         return v.changed and v.core < nbr.core and nbr.core <= v.old
 
 
-class CountedCoreProgram(VertexProgram):
-    """The h-index iteration for the asynchronous engine, waking a vertex only when its
-    estimate must drop (run it on :meth:`gas.Graph.simple_undirected` with
-    ``engine="async", scheduler="priority"``).
+class PeelCoreProgram(VertexProgram):
+    """The peeling (Batagelj and Zaversnik's order) as a vertex program for the asynchronous
+    engine: run it on :meth:`gas.Graph.simple_undirected` with ``scheduler="priority",
+    priority_ratio=1.0, threads=1, cascade=True`` and every vertex's first priority
+    ``1 / (1 + degree)``.
 
-    ``cnt`` is how many neighbours held at least ``core`` at the vertex's last update. A
-    neighbour whose estimate drops from ``old`` to below ``core <= old`` takes one off it (a
-    write into the neighbour: ``full`` consistency) and, when that makes ``cnt < core``, signals
-    it, smaller estimates first (priority ``(1 + core) ** -3``, steep: the scheduler's round
-    runs the estimates within a few times the smallest). The signal is enough: the count only
-    falls and the estimate changes only when the vertex runs (a ``priority`` method, evaluated
-    for every vertex twice per round, took 6-8 % longer on soc-Slashdot0811 and soc-Epinions1).
-    ``cnt`` starts at -1 and every vertex runs once. Estimates are 32-bit (a degree fits).
+    ``deg`` is how many neighbours are still in the graph, ``floor`` the largest core number of
+    a removed neighbour, ``core`` -1 until the vertex is removed. The priority scheduler runs
+    the vertices of the smallest remaining degree (ratio 1: only the highest priority), and a
+    vertex's removal lowers each remaining neighbour's ``deg`` (a write into the neighbour:
+    ``full`` consistency) and signals it with its new priority, so a neighbour that falls to
+    that degree is removed in the same pass. A removed vertex's core number is
+    ``max(deg, floor)``: its degree when it left, unless neighbours removed at a higher level
+    took it lower (then one of them holds that level). No gather: each edge is visited once,
+    by the removal of its first end.
 
     Examples
     --------
-    >>> import gas
+    >>> import gas, numpy as np
     >>> g = gas.Graph.from_edges([0, 0, 1, 2], [1, 2, 2, 3]).simple_undirected()
-    >>> res = gas.run(g, CountedCoreProgram(), engine="async", scheduler="priority", threads=1)
-    >>> res.output.tolist()
+    >>> eng = gas.AsyncEngine(g, PeelCoreProgram(), scheduler="priority", priority_ratio=1.0,
+    ...                       consistency="full", threads=1, cascade=True)
+    >>> eng.run(max_iter=10, priority=1.0 / (1.0 + g.out_degree)).output.tolist()
     [2, 2, 2, 1]
     """
 
-    vertex_data = {"core": np.int32, "cnt": np.int32, "old": np.int32}
-    gather_edges = OUT
+    vertex_data = {"core": np.int32, "deg": np.int32, "floor": np.int32}
+    gather_edges = NONE
     scatter_edges = OUT
-    gather_type = Slots(np.int32)
     checked = False
 
     def init(self, v, ctx):
-        v.core = v.out_degree
-        v.old = v.core
-        v.cnt = -1
-
-    def gather(self, v, e, nbr):
-        return nbr.core
+        v.core = -1
+        v.deg = v.out_degree
+        v.floor = 0
 
     def apply(self, v, total, ctx):
-        h, above = h_index(total, v.core)
-        v.old = v.core
-        v.cnt = above
-        v.core = h
+        v.core = max(v.deg, v.floor)
 
     def scatter(self, v, e, nbr):
-        # nbr counted v and no longer can (v's own test first: no read of nbr unless v dropped);
-        # when its count falls below its estimate it must run again: a signal, smaller
-        # estimates first (the count only falls and the estimate changes only when nbr runs)
-        if v.core < v.old and v.core < nbr.core and nbr.core <= v.old:
-            nbr.cnt -= 1
-            if nbr.cnt < nbr.core:
-                x = 1.0 / (1.0 + nbr.core)
-                return x * x * x
+        if nbr.core < 0:
+            nbr.deg -= 1
+            if v.core > nbr.floor:
+                nbr.floor = v.core
+            return 1.0 / (1.0 + nbr.deg)
         return 0.0
 
 
@@ -196,10 +188,10 @@ def core_number(
     """The core number of every vertex (by internal id), as ``networkx.core_number`` on the
     undirected simple view.
 
-    One process: :class:`CountedCoreProgram` on the asynchronous engine (``priority``
-    scheduler, one thread: a sequential pass, so ``threads`` is not used); ``max_iter`` rounds
-    (default: enough for any graph, the vertices plus the sum of the squared degrees plus one,
-    since every update after a vertex's first follows a neighbour's drop). ``procs > 1``:
+    One process: :class:`PeelCoreProgram` on the asynchronous engine (``priority``
+    scheduler, one thread: a sequential pass, so ``threads`` is not used; its engine is kept on
+    ``G`` for the next call), ``max_iter`` rounds (default: the vertices plus one, always
+    enough: each round removes a vertex). ``procs > 1``: the h-index iteration
     :class:`CoreProgram` on the synchronous engine, local processes (``procs``, ``partition``:
     as :func:`gas.run`'s; each vertex's edges moved to its master's process for its slots),
     ``threads`` per process, ``max_iter`` supersteps (default: the vertices plus one, always
@@ -220,9 +212,16 @@ def core_number(
         budget = n + 1 if max_iter is None else max_iter
         res = run(S, CoreProgram(), max_iter=budget, threads=threads, procs=procs, partition=partition)
     else:
-        if max_iter is None:  # each update after a vertex's first follows a neighbour's drop
-            deg = np.diff(S.out_indptr)
-            max_iter = n + 1 + int(deg @ deg)
-        res = run(S, CountedCoreProgram(), engine="async", scheduler="priority", max_iter=max_iter, threads=1)
+        eng = S.__dict__.pop("_gas_kcore_engine", None) or AsyncEngine(
+            S,
+            PeelCoreProgram(),
+            scheduler="priority",
+            priority_ratio=1.0,
+            consistency="full",
+            threads=1,
+            cascade=True,
+        )
+        res = eng.run(max_iter=n + 1 if max_iter is None else max_iter, priority=1.0 / (1.0 + S.out_degree))
+        S.__dict__["_gas_kcore_engine"] = eng  # every run starts from init: nothing leaks
     require_converged(res, "core_number")
     return res.output.astype(np.int64)

@@ -243,9 +243,12 @@ def _engines(G: Graph) -> list[Any]:
 def _engine(G: Graph, engines: list[Any], i: int) -> Any:
     """``engines[i]``, built first if it is not yet: the asynchronous engine's one-thread
     relaxed priority pass with every signal let through (``priority_ratio=0``), which walks the
-    vertices in id order and runs a vertex signalled earlier in the same pass."""
+    vertices in id order and, with ``cascade``, runs every vertex signalled during the pass in
+    that pass (one the walk has gone past right after the signal): a reach takes one pass."""
     if engines[i] is None:
-        engines[i] = AsyncEngine(G, _PROGRAMS[i](), scheduler="priority", threads=1, priority_ratio=0.0)
+        engines[i] = AsyncEngine(
+            G, _PROGRAMS[i](), scheduler="priority", threads=1, priority_ratio=0.0, cascade=True
+        )
     return engines[i]
 
 

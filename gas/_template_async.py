@@ -4,10 +4,60 @@
 debug mode)."""
 
 
+@njit(cache=True, inline="always")
+def _pass_update(
+    p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx, queued, prio, thr, cur, stack, sp
+):
+    """Update ``v`` in a one-thread pass (gather, apply, scatter) and push onto ``stack`` each
+    vertex it signals to at least ``thr`` that the pass has gone past (id below ``cur``) and that
+    is not on the stack yet (``queued`` 1: waiting, 3: waiting on the stack); returns the new
+    stack size."""
+    queued[v] = 0
+    prio[v] = 0.0
+    if GATHER_SLOTS:  # acc: the slots
+        _gather_apply_slots(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, cx)
+    elif GATHER_ARRAY:
+        arr = acc[v]
+        _gather_vertex_array(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, arr, zero[0])
+        _apply(p, VC, EC, v, arr, cx)
+    else:
+        a = _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, zero[0])
+        acc[v] = a
+        _apply(p, VC, EC, v, a, cx)
+    if SCATTER_OUT:
+        for e in range(out_indptr[v], out_indptr[v + 1]):
+            u = dst[e]
+            sp = _pass_signal(queued, prio, u, _scatter(p, VC, EC, v, e, u), thr, v, cur, stack, sp)
+    if SCATTER_IN:
+        for k in range(in_indptr[v], in_indptr[v + 1]):
+            u = in_src[k]
+            sp = _pass_signal(queued, prio, u, _scatter(p, VC, EC, v, in_eid[k], u), thr, v, cur, stack, sp)
+    return sp
+
+
+@njit(cache=True, inline="always")
+def _pass_signal(queued, prio, u, r, thr, me, cur, stack, sp):
+    """:func:`_signal` on one thread (the byte keeps its stack bit), then the push of
+    :func:`_pass_update` (never of the updating vertex ``me``: a vertex that signals itself
+    runs again in the next pass, as before the worklist)."""
+    pr = np.float64(r)
+    if pr > 0.0:
+        q = queued[u] | 1
+        queued[u] = q
+        if pr > prio[u]:
+            prio[u] = pr
+        if (q == 1) & (u < cur) & (u != me) & (prio[u] >= thr):
+            queued[u] = 3
+            stack[sp] = u
+            sp += 1
+    return sp
+
+
 @njit(parallel=True, cache=True)
 def k_async_pass(
     thr,
     budget,
+    cascade,
     VC,
     EC,
     params,
@@ -22,25 +72,41 @@ def k_async_pass(
     queued,
     prio,
     vdeg,
+    stack,
     out,
 ):
     """One pass of the relaxed priority scheduler, on one thread: walk the vertices in id order
     and update every scheduled vertex whose priority is ``>= thr`` when the pass reaches it
-    (signals raised earlier in the pass count: Gauss-Seidel order). A program's own
-    ``priority(v)``, read when the pass reaches ``v``, schedules it too (the larger counts).
-    Stops after ``budget`` updates. Writes (updates, edges visited, vertices still scheduled,
-    their highest priority) to ``out``. The single-iteration ``prange`` is deliberate: Numba
-    lowers a parfor body with far fewer reference-count updates of the column tuple than a plain
-    loop (figures: bench/RESULTS.md, "Figures formerly in docstrings")."""
+    (signals raised earlier in the pass count: Gauss-Seidel order). With ``cascade`` (1), a
+    vertex the pass has gone past that a signal raises to ``thr`` or more runs right after the
+    update that signalled it (a worklist, ``stack``), so a cascade of signals above the
+    threshold finishes in one pass whatever the ids; without (0) it waits for the next pass. A
+    program's own ``priority(v)``, read when the pass reaches ``v``, schedules it too (the
+    larger counts). Stops after ``budget`` updates (vertices left on the worklist stay
+    scheduled). Writes (updates, edges visited, and for a program with a ``priority`` method
+    the vertices still scheduled and their highest priority) to ``out``. The single-iteration
+    ``prange`` is deliberate: Numba lowers a parfor body with far fewer reference-count updates
+    of the column tuple than a plain loop (figures: bench/RESULTS.md, "Figures formerly in docstrings")."""
     for _one in prange(1):
         p = params[0]
         cx = ctx[0]
         n = queued.shape[0]
         ran = 0
         edges = 0
-        for v in range(n):
-            if ran >= budget:
-                break
+        sp = 0
+        v = 0
+        while v < n and ran < budget:
+            if not HAS_PRIORITY and (v & 63) == 0:
+                # a block of 64 with nothing to run is passed in one vectorised test (the
+                # vertices' state changes only through updates, and none runs in between)
+                end = min(v + 64, n)
+                hits = 0
+                for u in range(v, end):
+                    hits += (queued[u] != 0) & (prio[u] >= thr)
+                if hits == 0:
+                    v = end
+                    continue
+            reach = (v + 1) * cascade  # the ids the worklist takes (none without ``cascade``)
             if HAS_PRIORITY:
                 # signals are rare here (the program schedules itself), so the branch on
                 # ``queued`` predicts well and ``prio`` is read only where it matters
@@ -51,40 +117,67 @@ def k_async_pass(
             else:
                 go = (queued[v] != 0) & (prio[v] >= thr)
             if go:
-                queued[v] = 0
-                prio[v] = 0.0
-                if GATHER_SLOTS:  # acc: the slots
-                    _gather_apply_slots(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, cx)
-                elif GATHER_ARRAY:
-                    arr = acc[v]
-                    _gather_vertex_array(
-                        p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, arr, zero[0]
-                    )
-                    _apply(p, VC, EC, v, arr, cx)
-                else:
-                    a = _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, zero[0])
-                    acc[v] = a
-                    _apply(p, VC, EC, v, a, cx)
-                _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio, False)
+                sp = _pass_update(
+                    p,
+                    VC,
+                    EC,
+                    v,
+                    out_indptr,
+                    dst,
+                    in_indptr,
+                    in_src,
+                    in_eid,
+                    acc,
+                    zero,
+                    cx,
+                    queued,
+                    prio,
+                    thr,
+                    reach,
+                    stack,
+                    sp,
+                )
                 ran += 1
                 edges += vdeg[v]
+                while sp > 0 and ran < budget:
+                    sp -= 1
+                    w = stack[sp]
+                    sp = _pass_update(
+                        p,
+                        VC,
+                        EC,
+                        w,
+                        out_indptr,
+                        dst,
+                        in_indptr,
+                        in_src,
+                        in_eid,
+                        acc,
+                        zero,
+                        cx,
+                        queued,
+                        prio,
+                        thr,
+                        reach,
+                        stack,
+                        sp,
+                    )
+                    ran += 1
+                    edges += vdeg[w]
+            v += 1
+        for i in range(sp):  # the budget ran out: the worklist's vertices wait as signalled ones
+            queued[stack[i]] = 1
         left = 0
         top = 0.0
-        # no branch on whether a vertex waits (it mispredicts about half the time; figures:
-        # bench/RESULTS.md, "Figures formerly in docstrings"); ``prio`` is 0
-        # wherever ``queued`` is 0
-        for v in range(n):
-            if HAS_PRIORITY:
+        if HAS_PRIORITY:  # without one, the caller counts (numpy's reductions are vectorised)
+            for v in range(n):
                 pv = np.float64(_priority(p, VC, EC, v))
                 sched = pv > 0.0
                 if queued[v] != 0:
                     sched = True
                     pv = max(pv, prio[v])
-            else:
-                sched = queued[v] != 0
-                pv = prio[v]
-            left += sched
-            top = max(top, pv)
+                left += sched
+                top = max(top, pv)
         out[0] = ran
         out[1] = edges
         out[2] = left

@@ -151,7 +151,12 @@ class AsyncEngine(Engine):
         Smallest capped ``priority`` round.
     checked : bool, optional
         Bounds-check the program's array indexing (see :class:`gas.SyncEngine`).
-
+    cascade : bool, default False
+        ``priority`` scheduler on one thread: a vertex the pass has gone past that a signal
+        raises to the round's threshold runs in the same pass, right after the update that
+        signalled it (a worklist), instead of waiting for the next pass. A chain of signals
+        above the threshold then takes one pass whatever the vertex ids (k-core peeling, SCC's
+        reaches); a program whose rule is one pass per sweep (label propagation) keeps False.
     Examples
     --------
     Greedy colouring under edge consistency: no two neighbours ever run at once, so no edge
@@ -181,6 +186,7 @@ class AsyncEngine(Engine):
         priority_fraction: float = 1.0,
         min_batch: int = 1024,
         checked: bool | None = None,
+        cascade: bool = False,
     ) -> None:
         if scheduler not in SCHEDULERS:
             raise GasError(f"Unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
@@ -191,6 +197,7 @@ class AsyncEngine(Engine):
         if not 0.0 <= priority_ratio <= 1.0:
             raise GasError(f"Expected 0 <= priority_ratio <= 1 (got {priority_ratio})")
         self.priority_ratio = float(priority_ratio)
+        self.cascade = bool(cascade)
         self.scheduler = scheduler
         self._asked = consistency
         self.priority_fraction = float(priority_fraction)
@@ -287,6 +294,7 @@ class AsyncEngine(Engine):
         max_updates: int | None = None,
         max_work: int | None = None,
         between: Hook | None = None,
+        priority: Any = None,
     ) -> RunResult:
         """Run rounds until nothing is scheduled, ``converged`` is True, ``max_iter`` rounds,
         ``max_updates`` vertex updates or ``max_work`` work.
@@ -315,12 +323,17 @@ class AsyncEngine(Engine):
             ``between(engine, stat)`` after each round, before ``progress`` and the stopping
             tests: may change the vertex data, :meth:`schedule` vertices and
             :meth:`raise_top_priority`.
+        priority : array_like, optional
+            The first priority of every vertex (by internal id, finite, ``>= 0``), as if each
+            had been signalled with it (GraphLab's ``signal(v, priority)`` before the run):
+            only the ``active`` vertices with a positive one are scheduled. Default: the
+            ``active`` vertices run first, before any signalled one.
         """
         if max_iter < 0:
             raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
         n = self.graph.num_vertices
         dynamic = bool(self.program.dynamic)
-        r = self._rounds(active)
+        r = self._rounds(active, priority)
         log = RunLog(self, progress=progress, between=between)
         converged = False
         updates = work = 0
@@ -358,20 +371,31 @@ class AsyncEngine(Engine):
     def _start(self, r: _Rounds, log: RunLog) -> None:
         """Before the first round: ``init``, the first highest priority and the aggregates."""
         self._queued, self._prio = r.queued, r.prio
-        self._top = np.inf  # highest scheduled priority (the initial vertices hold inf)
+        # highest scheduled priority (the initial vertices hold inf unless the run set theirs)
+        self._top = float(r.prio.max(initial=0.0))
         self.ctx["iteration"] = 0
         self.init()
-        if r.own_prio and not r.queued.any():
-            # nothing signalled: the first round's highest priority is the program's own
-            self._top = float(self.own_priority().max(initial=0.0))
+        if r.own_prio and self._top < np.inf:
+            # no vertex waits at infinity: the program's own priorities count too
+            self._top = max(self._top, float(self.own_priority().max(initial=0.0)))
         log.aggregates = self.aggregate()
 
-    def _rounds(self, active: Any) -> _Rounds:
+    def _rounds(self, active: Any, first: Any = None) -> _Rounds:
         """What every round of a run uses: the schedule, groups, kernels and thread count."""
         g, k, n = self.graph, self.k, self.graph.num_vertices
         queued = np.ones(n, np.uint8) if active is None else self.active_mask(active)
         prio = np.zeros(n, np.float64)
-        prio[queued.view(np.bool_)] = np.inf  # the initial vertices run before any signalled one
+        if first is None:
+            prio[queued.view(np.bool_)] = np.inf  # the initial vertices run before any signalled one
+        else:
+            pr = np.asarray(first, dtype=np.float64)
+            if pr.shape != (n,) or not np.all(np.isfinite(pr)) or (pr < 0).any():
+                raise GasError(
+                    f"Expected 'priority' to hold one finite value >= 0 per vertex ({n}); "
+                    f"got shape {pr.shape}"
+                )
+            queued &= pr > 0.0
+            np.copyto(prio, pr, where=queued.view(np.bool_))
         EC = self.EC
         color, sequential = self._groups()
         if color is not None:
@@ -383,6 +407,10 @@ class AsyncEngine(Engine):
         threads = 1 if (self.debug or sequential) else self.threads
         dynamic = bool(self.program.dynamic)
         pass_out = np.zeros(4, np.float64)
+        one_pass = (
+            self.scheduler == "priority" and self.priority_fraction >= 1.0 and (threads or self.nthreads) == 1
+        )
+        stack = np.empty(n if one_pass and self.cascade else 0, np.int64)  # the one-pass worklist
         return _Rounds(
             queued=queued,
             prio=prio,
@@ -392,17 +420,13 @@ class AsyncEngine(Engine):
             threads=threads,
             # the relaxed priority scheduler walks the vertices in one compiled pass when the
             # round runs on one thread and is not capped
-            one_pass=(
-                self.scheduler == "priority"
-                and self.priority_fraction >= 1.0
-                and (threads or self.nthreads) == 1
-            ),
+            one_pass=one_pass,
             ratio=self.priority_ratio if dynamic else 0.0,  # a static program runs every vertex
             own_prio=dynamic and self.spec.schedules_itself,
             kern=k.k_async_array if self.spec.gather_shape else k.k_async,
             topo=(g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src),
             pass_out=pass_out,
-            pass_args=(self.acc, self.zero, self.ctx, queued, prio, self.visit_degree, pass_out),
+            pass_args=(self.acc, self.zero, self.ctx, queued, prio, self.visit_degree, stack, pass_out),
         )
 
     def _round(self, r: _Rounds, budget: int) -> tuple[int, int]:
@@ -412,8 +436,13 @@ class AsyncEngine(Engine):
             return self._sweep_round(r)
         if r.one_pass:
             thr = self._top * r.ratio if r.ratio > 0.0 else 0.0
-            self.k.k_async_pass(thr, budget, self.VC, self.EC, self.params, *r.topo, *r.pass_args)
+            self.k.k_async_pass(
+                thr, budget, int(self.cascade), self.VC, self.EC, self.params, *r.topo, *r.pass_args
+            )
             out = r.pass_out
+            if not r.own_prio:  # ``prio`` is 0 wherever ``queued`` is
+                out[2] = np.count_nonzero(r.queued)
+                out[3] = r.prio.max(initial=0.0)
             self._top = float(out[3])
             return int(out[0]), int(out[1])
         return self._batch_round(r)

@@ -277,6 +277,37 @@ def test_relaxed_priority_pass_serves_signals_to_later_ids_in_the_same_pass():
     eng = gas.AsyncEngine(g, CountRuns(), scheduler="priority", threads=1)
     eng.run(active=[3])
     assert eng.columns["when"].tolist() == [3, 2, 1, 0]
+    # with ``cascade`` the pass's worklist runs 2, 1 and 0 right after the vertex that signalled
+    # each: the whole chain in round 1
+    eng = gas.AsyncEngine(g, CountRuns(), scheduler="priority", threads=1, cascade=True)
+    res = eng.run(active=[3])
+    assert eng.columns["when"].tolist() == [1, 1, 1, 0]
+    assert [s["active"] for s in res.stats] == [1, 3]
+
+
+class Stamp(gas.VertexProgram):
+    vertex_data = {"when": np.int64}
+    gather_edges = gas.NONE
+    scatter_edges = gas.NONE
+
+    def init(self, v, ctx):
+        v.when = -1
+
+    def apply(self, v, total, ctx):
+        v.when = ctx.iteration
+
+
+def test_first_priorities_schedule_only_the_positive_ones():
+    # hand-worked, no signals: priorities 0, 2, 3, 1 with ratio 1 run vertex 2 first (round 0),
+    # then 1, then 3; vertex 0 is never scheduled
+    g = gas.Graph.from_edges([0, 1, 2], [1, 2, 3])
+    eng = gas.AsyncEngine(g, Stamp(), scheduler="priority", priority_ratio=1.0, threads=1)
+    eng.run(priority=np.array([0.0, 2.0, 3.0, 1.0]))
+    assert eng.columns["when"].tolist() == [-1, 1, 0, 2]
+    with pytest.raises(gas.GasError, match="one finite value >= 0 per vertex"):
+        eng.run(priority=np.array([1.0, np.nan, 1.0, 1.0]))
+    with pytest.raises(gas.GasError, match="one finite value >= 0 per vertex"):
+        eng.run(priority=np.ones(3))
 
 
 @pytest.mark.parametrize("scheduler,threads", [("priority", 1), ("priority", 2), ("fifo", 2)])
