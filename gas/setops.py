@@ -100,8 +100,9 @@ def is_undirected_simple(
 
 def nbr_marks(threads: int, num_ids: int) -> np.ndarray:
     """The table behind ``v.has_nbr(w)``: one row of ``num_ids + 1`` marks per thread (the
-    last entry: the vertex whose neighbours the row marks), all unmarked (-1). Make it here
-    before any :func:`marked_row` call: this also starts Numba's threading layer.
+    last entry: the vertex whose neighbours the row marks), all unmarked (-1); 32-bit when the
+    ids fit (half the cache lines for the random probes). Make it here before any
+    :func:`marked_row` call: this also starts Numba's threading layer.
 
     Examples
     --------
@@ -109,7 +110,8 @@ def nbr_marks(threads: int, num_ids: int) -> np.ndarray:
     (2, 4)
     """
     numba.get_num_threads()  # starts the threading layer, which numba.get_thread_id() asks
-    return np.full((max(int(threads), 1), int(num_ids) + 1), -1, np.int64)
+    dtype = np.int32 if num_ids < 2**31 - 1 else np.int64
+    return np.full((max(int(threads), 1), int(num_ids) + 1), -1, dtype)
 
 
 @njit(cache=True, inline="always")
@@ -132,7 +134,7 @@ def marked_row(marks: np.ndarray, v: int, start: int, deg: int, nbrs: np.ndarray
     """
     t = numba.get_thread_id()
     size = marks.shape[1] - 1
-    row = marks[t] if t < marks.shape[0] else np.full(size + 1, -1, np.int64)
+    row = marks[t] if t < marks.shape[0] else np.full_like(marks[0], -1)
     if row[size] != v:
         for k in range(start, start + deg):
             x = nbrs[k]
