@@ -10,8 +10,8 @@ largest of them. Sweeps repeat until every vertex with neighbours holds one of i
 frequent labels.
 
 How the engine runs it. The vertices are renumbered class by class (colour 0 first), so that
-:class:`gas.AsyncEngine`'s own greedy colouring, made in id order, gives back the same classes
-as contiguous id ranges. Under ``edge`` consistency its ``sweep`` scheduler then runs exactly
+each class is a contiguous id range, and :class:`gas.AsyncEngine` takes the classes
+(``colors=``). Under ``edge`` consistency its ``sweep`` scheduler then runs exactly
 the rule's sweep: class after class, each class the vertices scheduled when the pass reaches it
 (on one thread, where the engine does not colour, the ``priority`` scheduler with
 ``priority_ratio=0`` does the same: one pass in id order over every scheduled vertex).
@@ -54,7 +54,6 @@ from gas.algorithms.label_propagation_variants import (
 from gas.async_engine import AsyncEngine
 from gas.errors import ConvergenceError, GasError
 from gas.graph import Graph
-from gas.greedy_coloring import greedy_coloring
 from gas.program import OUT, VertexProgram
 from gas.program_spec import Slots
 from gas.threads import num_threads
@@ -170,20 +169,16 @@ def _class_ordered(indptr, nbr, in_eid, color, to):
     return order, ptr, dst, ieid
 
 
-def _by_class(S: Graph, color: np.ndarray, check: bool, threads: int | None) -> tuple[Graph, np.ndarray]:
+def _by_class(S: Graph, color: np.ndarray, threads: int | None) -> tuple[Graph, np.ndarray]:
     """The undirected simple view ``S`` renumbered by colour class (on ``threads``), and the old
-    id of each new id; with ``check``, that the asynchronous engine's colouring of it (greedy in
-    id order, kept on the graph for the engine) gives back the classes."""
+    id of each new id."""
     if not np.array_equal(S.in_src, S.dst):  # simple_view's graphs have sorted lists, in = out
         raise GasError("Expected the undirected simple view's in-lists to equal its out-lists (a gaslab bug)")
     with num_threads(threads):
         small = max(S.num_edges, S.num_vertices) < 2**31  # every new id and shift fits in int32
         to = np.empty((S.num_vertices, 2), np.int32 if small else np.int64)
         order, ptr, dst, ieid = _class_ordered(S.out_indptr, S.dst, S.in_eid, color, to)
-    R = Graph(ptr, None, dst, np.arange(S.num_vertices, dtype=np.int64), csc=(ptr, dst, ieid))
-    if check and not np.array_equal(greedy_coloring(R, 1), color[order]):
-        raise GasError("The asynchronous engine's colouring no longer follows vertex ids (a gaslab bug)")
-    return R, order
+    return Graph(ptr, None, dst, np.arange(S.num_vertices, dtype=np.int64), csc=(ptr, dst, ieid)), order
 
 
 def label_propagation_communities(
@@ -215,10 +210,10 @@ label_propagation_phased`; ``partition`` as :func:`gas.run`'s), with the same an
         labels = label_propagation_phased(S, color, procs=procs, partition=partition, max_sweeps=max_sweeps)
         return community_labels(G, labels)
     one = (threads or numba.get_num_threads()) == 1  # one thread: a pass in id order
-    R, order = _by_class(S, color, not one, threads)
+    R, order = _by_class(S, color, threads)
     eng = AsyncEngine(
         R, LabelPropagationProgram(order), scheduler="priority" if one else "sweep",
-        consistency="edge", threads=threads, priority_ratio=0.0,
+        consistency="edge", threads=threads, priority_ratio=0.0, colors=color[order],
     )  # fmt: skip
     if not eng.run(max_sweeps).converged:
         raise ConvergenceError(f"Label propagation still moving after {max_sweeps} sweeps (raise max_sweeps)")

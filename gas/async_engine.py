@@ -98,7 +98,7 @@ from gas.engine_base import Engine, Hook
 from gas.engine_result import RunLog, RunResult
 from gas.errors import GasError, ProgramError
 from gas.graph import Graph
-from gas.greedy_coloring import color_classes, distance2_cost, greedy_coloring
+from gas.greedy_coloring import check_coloring, color_classes, distance2_cost, greedy_coloring
 from gas.local_part import Partition
 from gas.program import VertexProgram
 from gas.threads import num_threads
@@ -157,6 +157,12 @@ class AsyncEngine(Engine):
         signalled it (a worklist), instead of waiting for the next pass. A chain of signals
         above the threshold then takes one pass whatever the vertex ids (k-core peeling, SCC's
         reaches); a program whose rule is one pass per sweep (label propagation) keeps False.
+    colors : array_like, optional
+        The colour classes to run in (``edge`` and ``full`` consistency on several threads),
+        instead of the engine's greedy colouring in id order: one colour per vertex, classes
+        run in increasing colour. Checked once: no two neighbours (``full``: nor two vertices
+        with a common neighbour) may share a colour. A program whose rule fixes the order of
+        the classes (label propagation) gives its own.
     Examples
     --------
     Greedy colouring under edge consistency: no two neighbours ever run at once, so no edge
@@ -187,6 +193,7 @@ class AsyncEngine(Engine):
         min_batch: int = 1024,
         checked: bool | None = None,
         cascade: bool = False,
+        colors: Any = None,
     ) -> None:
         if scheduler not in SCHEDULERS:
             raise GasError(f"Unknown scheduler {scheduler!r}; known: {', '.join(SCHEDULERS)}")
@@ -198,6 +205,7 @@ class AsyncEngine(Engine):
             raise GasError(f"Expected 0 <= priority_ratio <= 1 (got {priority_ratio})")
         self.priority_ratio = float(priority_ratio)
         self.cascade = bool(cascade)
+        self._colors = colors  # checked once the consistency model is known
         self.scheduler = scheduler
         self._asked = consistency
         self.priority_fraction = float(priority_fraction)
@@ -279,6 +287,11 @@ class AsyncEngine(Engine):
         g = self.graph
         if self.debug or self.nthreads == 1 or self.consistency == "vertex":
             return None, False
+        if self._colors is not None:  # the caller's classes, checked on first use
+            if not isinstance(self._colors, _Checked):
+                dist = 1 if self.consistency == "edge" else 2
+                self._colors = _Checked(check_coloring(g, self._colors, dist))
+            return self._colors.color, False
         if self.consistency == "edge":
             return greedy_coloring(g, 1), False
         if distance2_cost(g) > FULL_COLORING_LIMIT:
@@ -524,3 +537,10 @@ class _Rounds:
     topo: tuple[np.ndarray, ...]
     pass_out: np.ndarray
     pass_args: tuple[Any, ...]
+
+
+@dataclass
+class _Checked:
+    """A caller's colouring that passed :func:`gas.greedy_coloring.check_coloring`."""
+
+    color: np.ndarray

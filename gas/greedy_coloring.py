@@ -12,9 +12,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from gas.errors import GasError
 from gas.graph import Graph
 
-__all__ = ["greedy_coloring", "color_classes", "distance2_cost"]
+__all__ = ["greedy_coloring", "color_classes", "distance2_cost", "check_coloring"]
 
 
 @numba.njit(cache=True)
@@ -101,3 +102,61 @@ def color_classes(color: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     bounds = np.zeros(counts.size + 1, np.int64)
     np.cumsum(counts, out=bounds[1:])
     return order, bounds
+
+
+@numba.njit(cache=True, parallel=True)
+def _first_clash(color, distance, out_indptr, dst, in_indptr, in_src):
+    """The smallest vertex with a neighbour (``distance`` 2: or a neighbour's neighbour) of its
+    own colour, and that vertex; (-1, -1) when there is none."""
+    n = color.shape[0]
+    clash = np.full(n, -1, np.int64)
+    for v in numba.prange(n):
+        for side in range(2):
+            lo = out_indptr[v] if side == 0 else in_indptr[v]
+            hi = out_indptr[v + 1] if side == 0 else in_indptr[v + 1]
+            for k in range(lo, hi):
+                u = dst[k] if side == 0 else in_src[k]
+                if u != v and color[u] == color[v]:
+                    clash[v] = u
+                if distance == 2 and u != v:
+                    for k2 in range(out_indptr[u], out_indptr[u + 1]):
+                        w = dst[k2]
+                        if w != v and color[w] == color[v]:
+                            clash[v] = w
+                    for k2 in range(in_indptr[u], in_indptr[u + 1]):
+                        w = in_src[k2]
+                        if w != v and color[w] == color[v]:
+                            clash[v] = w
+    for v in range(n):
+        if clash[v] >= 0:
+            return v, clash[v]
+    return -1, -1
+
+
+def check_coloring(graph: Graph, color: np.ndarray, distance: int = 1) -> np.ndarray:
+    """``color`` as an int32 array after checking that it is a colouring at ``distance`` 1
+    (no two neighbours share a colour) or 2 (nor two vertices with a common neighbour), edge
+    directions ignored, self-loops skipped; :class:`gas.GasError` names a clash.
+
+    Examples
+    --------
+    >>> import gas
+    >>> g = gas.Graph.from_edges([0, 1, 2], [1, 2, 3])   # a path 0-1-2-3
+    >>> check_coloring(g, [0, 1, 0, 1]).tolist()
+    [0, 1, 0, 1]
+    >>> check_coloring(g, [0, 1, 0, 1], distance=2)
+    Traceback (most recent call last):
+    ...
+    gas.errors.GasError: Expected a distance-2 colouring: vertices 0 and 2 both have colour 0
+    """
+    c = np.asarray(color)
+    n = graph.num_vertices
+    if c.shape != (n,) or (n and (not np.issubdtype(c.dtype, np.integer) or c.min() < 0)):
+        raise GasError(f"Expected one integer colour >= 0 per vertex ({n}); got shape {c.shape}, {c.dtype}")
+    c = c.astype(np.int32)
+    v, u = _first_clash(c, int(distance), graph.out_indptr, graph.dst, graph.in_indptr, graph.in_src)
+    if v >= 0:
+        raise GasError(
+            f"Expected a distance-{distance} colouring: vertices {v} and {u} both have colour {c[v]}"
+        )
+    return c

@@ -438,6 +438,29 @@ def test_sweep_serves_signals_to_later_groups_in_the_same_pass():
     assert eng.columns["when"].tolist() == [0, 1, 2, 3]
 
 
+@two_threads
+def test_sweep_runs_the_callers_colour_classes():
+    # hand-worked, the path 0-1-2-3 with classes {1, 3} (colour 0) then {0, 2}: round 0 runs 0,
+    # which signals 1; round 1 runs 1 (class 0) then 2 (class 1, signalled by 1); round 2 runs 3
+    g = gas.Graph.from_edges([0, 1, 2], [1, 2, 3])
+    eng = gas.AsyncEngine(
+        g, CountRuns(), scheduler="sweep", consistency="edge", threads=2, colors=[1, 0, 1, 0]
+    )
+    eng.run(active=[0])
+    assert eng.columns["when"].tolist() == [0, 1, 1, 2]
+    bad = gas.AsyncEngine(
+        g, CountRuns(), scheduler="sweep", consistency="edge", threads=2, colors=[0, 0, 1, 1]
+    )
+    with pytest.raises(gas.GasError, match="distance-1 colouring: vertices 0 and 1 both have colour 0"):
+        bad.run(active=[0])
+    # full consistency also separates 0 and 2 (common neighbour 1)
+    full = gas.AsyncEngine(
+        g, CountRuns(), scheduler="sweep", consistency="full", threads=2, colors=[1, 0, 1, 0]
+    )
+    with pytest.raises(gas.GasError, match="distance-2 colouring: vertices 0 and 2"):
+        full.run(active=[0])
+
+
 # -- other algorithms on the async engine -----------------------------------------------------------
 
 
