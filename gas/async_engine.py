@@ -313,8 +313,8 @@ class AsyncEngine(Engine):
         ``max_updates`` vertex updates or ``max_work`` work.
 
         A run that stops at a budget returns normally with ``converged=False`` (a program with
-        no stopping rule of its own is run for its budget); the bundled algorithms turn that
-        into a :class:`gas.ConvergenceError`.
+        no stopping rule of its own runs for its budget; the bundled algorithms raise
+        :class:`gas.ConvergenceError` then).
 
         Parameters
         ----------
@@ -337,10 +337,9 @@ class AsyncEngine(Engine):
             tests: may change the vertex data, :meth:`schedule` vertices and
             :meth:`raise_top_priority`.
         priority : array_like, optional
-            The first priority of every vertex (by internal id, finite, ``>= 0``), as if each
-            had been signalled with it (GraphLab's ``signal(v, priority)`` before the run):
-            only the ``active`` vertices with a positive one are scheduled. Default: the
-            ``active`` vertices run first, before any signalled one.
+            Every vertex's first priority (by internal id, finite, ``>= 0``: GraphLab's
+            ``signal(v, priority)`` before the run); only ``active`` ones above 0 are scheduled.
+            Default: the ``active`` vertices run first, before any signalled one.
         """
         if max_iter < 0:
             raise GasError(f"Expected 'max_iter' >= 0 (got {max_iter})")
@@ -366,17 +365,14 @@ class AsyncEngine(Engine):
                 aggs = self.aggregate()
                 waiting = int(r.pass_out[2]) if r.one_pass else self._waiting(r)
                 log.record(t0, ran, edges, aggs, before={"scheduled": waiting})
-                if log.program_converged():
-                    converged = True
-                    break
                 if dynamic and waiting == 0 and (progress is not None or between is not None):
                     waiting = self._waiting(r)  # the hook may have scheduled vertices
-                if dynamic and waiting == 0:
+                if log.program_converged() or (dynamic and waiting == 0):
                     converged = True
                     break
-                if max_updates is not None and updates >= max_updates:
-                    break
-                if max_work is not None and work >= max_work:
+                if (max_updates is not None and updates >= max_updates) or (
+                    max_work is not None and work >= max_work
+                ):
                     break
         self._queued = self._prio = None
         return log.finish(converged)
