@@ -8,10 +8,10 @@ debug mode)."""
 def _pass_update(
     p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx, queued, prio, thr, cur, stack, sp
 ):
-    """Update ``v`` in a one-thread pass (gather, apply, scatter) and push onto ``stack`` each
-    vertex it signals to at least ``thr`` that the pass has gone past (id below ``cur``) and that
-    is not on the stack yet (``queued`` 1: waiting, 3: waiting on the stack); returns the new
-    stack size."""
+    """Update ``v`` in a one-thread pass (gather, apply, scatter) and append to the worklist
+    ``stack`` (a ring of ``n`` entries, ``sp`` pushes so far) each vertex it signals to at least
+    ``thr`` that the pass has gone past (id below ``cur``) and that is not on the worklist yet
+    (``queued`` 1: waiting, 3: waiting on the worklist); returns the new ``sp``."""
     queued[v] = 0
     prio[v] = 0.0
     if GATHER_SLOTS:  # acc: the slots
@@ -48,7 +48,7 @@ def _pass_signal(queued, prio, u, r, thr, me, cur, stack, sp):
             prio[u] = pr
         if (q == 1) & (u < cur) & (u != me) & (prio[u] >= thr):
             queued[u] = 3
-            stack[sp] = u
+            stack[sp % stack.shape[0]] = u
             sp += 1
     return sp
 
@@ -79,14 +79,15 @@ def k_async_pass(
     and update every scheduled vertex whose priority is ``>= thr`` when the pass reaches it
     (signals raised earlier in the pass count: Gauss-Seidel order). With ``cascade`` (1), a
     vertex the pass has gone past that a signal raises to ``thr`` or more runs right after the
-    update that signalled it (a worklist, ``stack``), so a cascade of signals above the
-    threshold finishes in one pass whatever the ids; without (0) it waits for the next pass. A
-    program's own ``priority(v)``, read when the pass reaches ``v``, schedules it too (the
-    larger counts). Stops after ``budget`` updates (vertices left on the worklist stay
-    scheduled). Writes (updates, edges visited, and for a program with a ``priority`` method
-    the vertices still scheduled and their highest priority) to ``out``. The single-iteration
-    ``prange`` is deliberate: Numba lowers a parfor body with far fewer reference-count updates
-    of the column tuple than a plain loop (figures: bench/RESULTS.md, "Figures formerly in docstrings")."""
+    update that signalled it (a first-in first-out worklist, ``stack``: faster than last in,
+    first out on large graphs, bench/RESULTS.md), so a cascade of signals above the threshold
+    finishes in one pass whatever the ids; without (0) it waits for the next pass. A program's
+    own ``priority(v)``, read when the pass reaches ``v``, schedules it too (the larger counts).
+    Stops after ``budget`` updates (vertices left on the worklist stay scheduled). Writes
+    (updates, edges visited, and for a program with a ``priority`` method the vertices still
+    scheduled and their highest priority) to ``out``. The single-iteration ``prange`` is
+    deliberate: Numba lowers a parfor body with far fewer reference-count updates of the column
+    tuple than a plain loop (figures: bench/RESULTS.md, "Figures formerly in docstrings")."""
     for _one in prange(1):
         p = params[0]
         cx = ctx[0]
@@ -139,9 +140,10 @@ def k_async_pass(
                 )
                 ran += 1
                 edges += vdeg[v]
-                while sp > 0 and ran < budget:
-                    sp -= 1
-                    w = stack[sp]
+                head = 0
+                while head < sp and ran < budget:  # first in, first out (a ring of n entries)
+                    w = stack[head % n]
+                    head += 1
                     sp = _pass_update(
                         p,
                         VC,
@@ -164,9 +166,10 @@ def k_async_pass(
                     )
                     ran += 1
                     edges += vdeg[w]
+                for i in range(head, sp):  # the budget ran out: these wait as signalled ones
+                    queued[stack[i % n]] = 1
+                sp = 0
             v += 1
-        for i in range(sp):  # the budget ran out: the worklist's vertices wait as signalled ones
-            queued[stack[i]] = 1
         left = 0
         top = 0.0
         if HAS_PRIORITY:  # without one, the caller counts (numpy's reductions are vectorised)
