@@ -117,55 +117,20 @@ def k_async_pass(
                     go |= prio[v] >= thr
             else:
                 go = (queued[v] != 0) & (prio[v] >= thr)
-            if go:
-                sp = _pass_update(
-                    p,
-                    VC,
-                    EC,
-                    v,
-                    out_indptr,
-                    dst,
-                    in_indptr,
-                    in_src,
-                    in_eid,
-                    acc,
-                    zero,
-                    cx,
-                    queued,
-                    prio,
-                    thr,
-                    reach,
-                    stack,
-                    sp,
-                )
-                ran += 1
-                edges += vdeg[v]
+            if go:  # v, then the worklist it and its successors fill, first in, first out
+                w = v
                 head = 0
-                while head < sp and ran < budget:  # first in, first out (a ring of n entries)
-                    w = stack[head % n]
-                    head += 1
+                while True:
                     sp = _pass_update(
-                        p,
-                        VC,
-                        EC,
-                        w,
-                        out_indptr,
-                        dst,
-                        in_indptr,
-                        in_src,
-                        in_eid,
-                        acc,
-                        zero,
-                        cx,
-                        queued,
-                        prio,
-                        thr,
-                        reach,
-                        stack,
-                        sp,
-                    )
+                        p, VC, EC, w, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx,
+                        queued, prio, thr, reach, stack, sp,
+                    )  # fmt: skip
                     ran += 1
                     edges += vdeg[w]
+                    if head == sp or ran >= budget:
+                        break
+                    w = stack[head % n]  # a ring of n entries
+                    head += 1
                 for i in range(head, sp):  # the budget ran out: these wait as signalled ones
                     queued[stack[i % n]] = 1
                 sp = 0
