@@ -213,7 +213,7 @@ label_propagation_phased`; ``partition`` as :func:`gas.run`'s), with the same an
     R, order = _by_class(S, color, threads)
     eng = AsyncEngine(
         R, LabelPropagationProgram(order), scheduler="priority" if one else "sweep",
-        consistency="edge", threads=threads, priority_ratio=0.0, colors=color[order],
+        consistency="edge", threads=threads, priority_ratio=0.0, colors=None if one else color[order],
     )  # fmt: skip
     if not eng.run(max_sweeps).converged:
         raise ConvergenceError(f"Label propagation still moving after {max_sweeps} sweeps (raise max_sweeps)")

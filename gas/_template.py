@@ -311,35 +311,31 @@ def _gather_apply_slots(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid
     _apply(p, VC, EC, v, slots[lo:pos], cx)
 
 
+@njit(cache=True, inline="always")
+def _gather_apply(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx):
+    """``v``'s gather and apply on the asynchronous engine, for any ``gather_type``: into its
+    slots (``acc``: the slots), into ``acc[v]`` (an array type), or a total kept in ``acc[v]``."""
+    if GATHER_SLOTS:
+        _gather_apply_slots(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, cx)
+    elif GATHER_ARRAY:
+        arr = acc[v]
+        _gather_vertex_array(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, arr, zero[0])
+        _apply(p, VC, EC, v, arr, cx)
+    else:
+        a = _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, zero[0])
+        acc[v] = a
+        _apply(p, VC, EC, v, a, cx)
+
+
 @njit(parallel=True, cache=True)
 def k_async(batch, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, ctx, queued, prio):
     """One asynchronous step over ``batch``: each vertex gathers (reading its neighbours' current
     data), applies and scatters as one update. The caller makes the batch safe for its
     consistency model (e.g. one colour class); in parallel, ``prange`` runs it in any order.
-    A ``Slots`` program passes its slots as ``acc``."""
+    A ``Slots`` program passes its slots as ``acc``, an array ``gather_type`` its totals."""
     for i in prange(batch.shape[0]):
         p = params[0]
         cx = ctx[0]
         v = batch[i]
-        if GATHER_SLOTS:
-            _gather_apply_slots(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, cx)
-        else:
-            a = _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, zero[0])
-            acc[v] = a
-            _apply(p, VC, EC, v, a, cx)
-        _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio)
-
-
-@njit(parallel=True, cache=True)
-def k_async_array(
-    batch, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, ctx, queued, prio
-):
-    """``k_async`` for an array ``gather_type`` (the total accumulates in ``acc[v]``)."""
-    for i in prange(batch.shape[0]):
-        p = params[0]
-        cx = ctx[0]
-        v = batch[i]
-        a = acc[v]
-        _gather_vertex_array(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, a, zero[0])
-        _apply(p, VC, EC, v, a, cx)
+        _gather_apply(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx)
         _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio)

@@ -14,16 +14,7 @@ def _pass_update(
     (``queued`` 1: waiting, 3: waiting on the worklist); returns the new ``sp``."""
     queued[v] = 0
     prio[v] = 0.0
-    if GATHER_SLOTS:  # acc: the slots
-        _gather_apply_slots(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, cx)
-    elif GATHER_ARRAY:
-        arr = acc[v]
-        _gather_vertex_array(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, arr, zero[0])
-        _apply(p, VC, EC, v, arr, cx)
-    else:
-        a = _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, zero[0])
-        acc[v] = a
-        _apply(p, VC, EC, v, a, cx)
+    _gather_apply(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx)
     if SCATTER_OUT:
         for e in range(out_indptr[v], out_indptr[v + 1]):
             u = dst[e]

@@ -163,6 +163,7 @@ class AsyncEngine(Engine):
         run in increasing colour. Checked once: no two neighbours (``full``: nor two vertices
         with a common neighbour) may share a colour. A program whose rule fixes the order of
         the classes (label propagation) gives its own.
+
     Examples
     --------
     Greedy colouring under edge consistency: no two neighbours ever run at once, so no edge
@@ -205,7 +206,8 @@ class AsyncEngine(Engine):
             raise GasError(f"Expected 0 <= priority_ratio <= 1 (got {priority_ratio})")
         self.priority_ratio = float(priority_ratio)
         self.cascade = bool(cascade)
-        self._colors = colors  # checked once the consistency model is known
+        self._colors = colors  # the caller's classes, checked on first use (then int32)
+        self._colors_checked = False
         self.scheduler = scheduler
         self._asked = consistency
         self.priority_fraction = float(priority_fraction)
@@ -287,11 +289,11 @@ class AsyncEngine(Engine):
         g = self.graph
         if self.debug or self.nthreads == 1 or self.consistency == "vertex":
             return None, False
-        if self._colors is not None:  # the caller's classes, checked on first use
-            if not isinstance(self._colors, _Checked):
-                dist = 1 if self.consistency == "edge" else 2
-                self._colors = _Checked(check_coloring(g, self._colors, dist))
-            return self._colors.color, False
+        if self._colors is not None:
+            if not self._colors_checked:
+                self._colors = check_coloring(g, self._colors, 1 if self.consistency == "edge" else 2)
+                self._colors_checked = True
+            return self._colors, False
         if self.consistency == "edge":
             return greedy_coloring(g, 1), False
         if distance2_cost(g) > FULL_COLORING_LIMIT:
@@ -432,7 +434,7 @@ class AsyncEngine(Engine):
             one_pass=one_pass,
             ratio=self.priority_ratio if dynamic else 0.0,  # a static program runs every vertex
             own_prio=dynamic and self.spec.schedules_itself,
-            kern=k.k_async_array if self.spec.gather_shape else k.k_async,
+            kern=k.k_async,
             topo=(g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src),
             pass_out=pass_out,
             pass_args=(self.acc, self.zero, self.ctx, queued, prio, self.visit_degree, stack, pass_out),
@@ -533,10 +535,3 @@ class _Rounds:
     topo: tuple[np.ndarray, ...]
     pass_out: np.ndarray
     pass_args: tuple[Any, ...]
-
-
-@dataclass
-class _Checked:
-    """A caller's colouring that passed :func:`gas.greedy_coloring.check_coloring`."""
-
-    color: np.ndarray
