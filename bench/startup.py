@@ -172,6 +172,16 @@ def _median(xs: list[float]) -> str:
     return f"{statistics.median(xs):.2f}" + (f" ({min(xs):.2f}–{max(xs):.2f})" if len(xs) > 1 else "")
 
 
+def _bytecode() -> str:
+    """Whether the commands' Python writes and reuses bytecode caches (``__pycache__``)."""
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return (
+            "PYTHONDONTWRITEBYTECODE is set here, so every process compiles the Python modules it "
+            "imports (a fresh install writes the caches and reuses them)."
+        )
+    return "Python's bytecode caches are written and reused, as by default."
+
+
 def _where() -> str:
     """Where ``gas`` and ``gas.algorithms`` are imported from in the commands' processes."""
     code = "import gas, gas.algorithms as a; print(gas.__file__, a.__file__)"
@@ -247,7 +257,8 @@ def _table(cmds, cold, warm, cpu, cold_parts, imp, phases, load0, load1, threads
         f"{os.cpu_count()} CPUs, {threads} Numba threads; load average {load0[0]:.2f} "
         f"({load0[1]:.2f} over 5 min) before and {load1[0]:.2f} ({load1[1]:.2f}) after"
         f"{' (a shared machine: other jobs ran)' if max(load0[0], load1[0]) > 0.5 else ''}. Python "
-        f"{platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}.{_where()}",
+        f"{platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}.{_where()}"
+        f" {_bytecode()}",
         "",
         "| run | wall s, median (min–max) | CPU s (user + system), median |",
         "|---|---:|---:|",

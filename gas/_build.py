@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from gas.config import CONFIG
+
 __all__ = [
     "compact_ids",
     "compact_ids_by_sort",
@@ -31,12 +33,24 @@ def _mark_new(sorted_vals: np.ndarray) -> np.ndarray:
     return keep
 
 
+def _first_of_runs(sorted_vals: np.ndarray) -> np.ndarray:
+    """Where each run of equal values starts (:func:`_mark_new`; numpy below
+    :data:`NUMPY_MAX_EDGES` values)."""
+    n = sorted_vals.shape[0]
+    if n >= _numpy_max():
+        return _mark_new(sorted_vals)
+    keep = np.empty(n, np.bool_)
+    keep[:1] = True
+    np.not_equal(sorted_vals[1:], sorted_vals[:-1], out=keep[1:])
+    return keep
+
+
 def compact_ids_by_sort(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What :func:`compact_ids` returns, by a sort and two binary searches (``O(m log m)``):
     the reference it is tested and measured against (bench/load.py)."""
     allv = np.concatenate([src, dst])
     allv.sort(kind="stable")
-    ids = allv[_mark_new(allv)]
+    ids = allv[_first_of_runs(allv)]
     s = np.searchsorted(ids, src).astype(np.int64)
     d = np.searchsorted(ids, dst).astype(np.int64)
     return ids, s, d
@@ -89,6 +103,17 @@ DIRECT_FACTOR = 2
 # (compact_ids_by_sort, build_csr_by_two_sorts): same results, and a first run (the bundled
 # graph, cold caches) compiles only their few kernels instead of the linear paths' as well.
 LINEAR_MIN_EDGES = 1 << 20
+
+# Below this many edges (or ids) the sorts, gathers and run marks of the builds are numpy's: a few
+# milliseconds at this size, and a first run on a small graph (the bundled one, cold caches)
+# compiles none of the build's kernels (about 3 s of compiling on this machine: bench/RESULTS.md,
+# "Start-up").
+NUMPY_MAX_EDGES = 1 << 18
+
+
+def _numpy_max() -> int:
+    """:data:`NUMPY_MAX_EDGES`, or 0 when ``CONFIG["numpy_small"]`` is 0 (kernels at every size)."""
+    return NUMPY_MAX_EDGES if CONFIG["numpy_small"] else 0
 
 
 @njit(parallel=True, cache=True)
@@ -230,10 +255,33 @@ def take_into(a: np.ndarray, idx: np.ndarray, out: np.ndarray) -> None:
 
 
 def _take(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """``a[idx]`` on every thread."""
+    """``a[idx]`` on every thread (numpy's take below :data:`NUMPY_MAX_EDGES` entries)."""
+    if idx.shape[0] < _numpy_max():
+        return a[idx]
     out = np.empty(idx.shape[0], a.dtype)
     take_into(a, idx, out)
     return out
+
+
+def counting_order(keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_counting_order` of ``keys`` below ``n`` with the threads :func:`_parts` gives:
+    ``(indptr, order)``, ``keys[order]`` non-decreasing and equal keys in input order. Below
+    :data:`NUMPY_MAX_EDGES` keys, numpy's stable argsort and a bincount give the same arrays.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> indptr, order = counting_order(np.array([2, 0, 2, 1]), 3)
+    >>> indptr.tolist(), order.tolist()
+    ([0, 1, 2, 4], [1, 3, 0, 2])
+    """
+    m = keys.shape[0]
+    if m >= _numpy_max():
+        return _counting_order(keys, n, _parts(m, n))
+    indptr = np.zeros(n + 1, np.int64)
+    if m:
+        np.cumsum(np.bincount(keys, minlength=n), out=indptr[1:])
+    return indptr, np.argsort(keys, kind="stable").astype(np.int64, copy=False)
 
 
 def degree_order(indptr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -242,7 +290,7 @@ def degree_order(indptr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = indptr.shape[0] - 1
     deg = np.diff(indptr)
     top = int(deg.max()) if n else 0
-    _, order = _counting_order(top - deg, top + 1, _parts(n, top + 1))
+    _, order = counting_order(top - deg, top + 1)
     newid = np.empty(n, np.int64)
     newid[order] = np.arange(n, dtype=np.int64)
     return order, newid
@@ -256,10 +304,21 @@ def _parts(m: int, n: int) -> int:
 
 def _sorted_edge_order(src: np.ndarray, dst: np.ndarray, n: int) -> np.ndarray:
     """Order of edges sorted by (src, dst), stable for equal pairs (LSD: dst pass, then src)."""
-    parts = _parts(src.shape[0], n)
-    _, by_dst = _counting_order(dst, n, parts)
-    _, by_src = _counting_order(_take(src, by_dst), n, parts)
+    _, by_dst = counting_order(dst, n)
+    _, by_src = counting_order(_take(src, by_dst), n)
     return _take(by_dst, by_src)
+
+
+def _last_pairs(s: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Where each run of equal ``(s, d)`` pairs ends (:func:`_last_of_runs`; numpy below
+    :data:`NUMPY_MAX_EDGES` pairs)."""
+    m = s.shape[0]
+    if m >= _numpy_max():
+        return _last_of_runs(s, d)
+    keep = np.empty(m, np.bool_)
+    keep[m - 1 :] = True
+    np.logical_or(s[:-1] != s[1:], d[:-1] != d[1:], out=keep[:-1])
+    return keep
 
 
 @njit(cache=True)
@@ -438,7 +497,7 @@ def build_csr_by_two_sorts(
     s = _take(src, order)
     d = _take(dst, order)
     if dedupe and s.shape[0] > 1:
-        keep = _last_of_runs(s, d)
+        keep = _last_pairs(s, d)
         if not keep.all():
             order = order[keep]
             s = s[keep]
@@ -462,5 +521,5 @@ def build_csc(src_sorted: np.ndarray, dst_sorted: np.ndarray, n: int) -> tuple[n
         in_src = np.right_shift(eid, 32)
         np.bitwise_and(eid, 0xFFFFFFFF, out=eid)
         return indptr, in_src, eid
-    indptr, order = _counting_order(dst_sorted, n, _parts(m, n))
+    indptr, order = counting_order(dst_sorted, n)
     return indptr, _take(src_sorted, order), order

@@ -10,6 +10,10 @@
     (``GAS_RELABEL``).
 ``chunks_per_thread``
     Degree-balanced vertex ranges per thread in each parallel phase (``GAS_CHUNKS_PER_THREAD``).
+``numpy_small``
+    1 (default): small plain edge-list files are parsed, and graphs of fewer than 2**18 edges
+    built, by numpy alone (no kernel to compile on a first run); 0 takes the compiled kernels at
+    every size, as ``gas warmup`` does to compile them ahead (``GAS_NUMPY_SMALL``).
 """
 
 from __future__ import annotations
@@ -22,4 +26,5 @@ CONFIG: dict[str, int] = {
     "segment_size": int(os.environ.get("GAS_SEGMENT_SIZE", 1 << 19)),
     "chunks_per_thread": int(os.environ.get("GAS_CHUNKS_PER_THREAD", 16)),
     "relabel": int(os.environ.get("GAS_RELABEL", 1)),
+    "numpy_small": int(os.environ.get("GAS_NUMPY_SMALL", 1)),
 }

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gas
-from gas.io import load, read_edgelist
+from gas.io import _parse_small, load, read_edgelist
 
 _SEP = re.compile(r"[ \t,]+")
 
@@ -61,8 +61,17 @@ FORMATS = {
 }
 
 
+@pytest.fixture
+def kernel_only(monkeypatch):
+    """Small plain files take the kernel too (they take numpy's path by default)."""
+    monkeypatch.setattr(_parse_small, "PLAIN_MAX_BYTES", 0)
+
+
+@pytest.mark.parametrize("path", ["default", "kernel"])
 @pytest.mark.parametrize("name", sorted(FORMATS))
-def test_formats_match_oracle(tmp_path, name):
+def test_formats_match_oracle(tmp_path, name, path, monkeypatch):
+    if path == "kernel":
+        monkeypatch.setattr(_parse_small, "PLAIN_MAX_BYTES", 0)
     text = FORMATS[name]
     src, dst, w = read_edgelist(write(tmp_path, text))
     ref_s, ref_d, _ = oracle(text, weighted=False)
@@ -71,7 +80,7 @@ def test_formats_match_oracle(tmp_path, name):
     assert src.tolist() == ref_s and dst.tolist() == ref_d
 
 
-def test_short_lines_grow_arrays_and_large_file_is_mapped(tmp_path):
+def test_short_lines_grow_arrays_and_large_file_is_mapped(tmp_path, kernel_only):
     # 4-byte lines overflow the initial capacity (bytes / 12) several times; > 1 MB is mmapped
     rng = np.random.default_rng(0)
     ids = rng.integers(0, 10, size=(400_000, 2))

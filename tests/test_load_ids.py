@@ -25,12 +25,16 @@ from gas.graph_build import build_in_edges, csr_of, out_edges_of
 from gas.io.load import load
 
 
-@pytest.fixture(autouse=True, params=["linear", "default"])
+@pytest.fixture(autouse=True, params=["linear", "default", "sorts"])
 def paths(request, monkeypatch):
-    """Every test twice: with the linear id mapping and one-sort CSR/CSC builds forced on these
-    small inputs (``LINEAR_MIN_EDGES = 0``), and with the default (sort-based below 2**20 edges)."""
+    """Every test three times: with the linear id mapping and one-sort CSR/CSC builds forced on
+    these small inputs (``LINEAR_MIN_EDGES = 0``), with the default (sort-based below 2**20
+    edges, numpy's sorts below 2**18), and with the sort-based kernels at every size
+    (``NUMPY_MAX_EDGES = 0``)."""
     if request.param == "linear":
         monkeypatch.setattr(_build, "LINEAR_MIN_EDGES", 0)
+    if request.param == "sorts":
+        monkeypatch.setattr(_build, "NUMPY_MAX_EDGES", 0)
     return request.param
 
 

@@ -3,8 +3,9 @@
 The first run of a command compiles its kernels with Numba (seconds each) and caches them; later
 runs load them. ``gas warmup`` runs each bundled graph command once on the bundled ego-Facebook
 graph (output discarded), in child processes (:mod:`gas.cli.warmup_child`), so the caches then
-hold exactly what those commands compile: the edge-list parser, the graph build, the program's
-kernels. It is idempotent: a second run finds everything cached and says so (it still loads the
+hold what those commands compile: the program's kernels, and the edge-list parser's and graph
+build's kernels (which a file this small skips for numpy's paths; the children take the
+kernels). It is idempotent: a second run finds everything cached and says so (it still loads the
 kernels, about a second per child). Progress goes to stderr, the summary to stdout. ``--only``
 picks targets; ``--list`` shows them and compiles nothing; ``--jobs N`` spreads the targets over
 N processes once the first target (which compiles the loader everyone shares) is done. The

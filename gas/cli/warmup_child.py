@@ -45,7 +45,11 @@ def main(argv: list[str]) -> int:
     """Warm the targets ``argv[1:]`` on the graph file ``argv[0]``; 0 if all succeeded."""
     from gas.cli.app import main as gas_main
     from gas.cli.warmup import target_commands
+    from gas.config import CONFIG
 
+    # the bundled graph is small enough for the loader's numpy paths, which compile nothing:
+    # warm the parser's and the builds' kernels, which a user's larger files take, instead
+    CONFIG["numpy_small"] = 0
     counter = _CompileCounter()
     event.register("numba:compile", counter)
     path, names = argv[0], argv[1:]

@@ -14,6 +14,7 @@ import numpy as np
 
 from gas.errors import InputError
 from gas.io import _parse
+from gas.io._parse_small import parse_plain
 
 __all__ = ["read_edgelist", "read_bytes", "first_bad_weight", "bad_weight_error", "WEIGHT_RULES"]
 
@@ -302,10 +303,10 @@ def _read_edgelist(
         raise InputError(f"expected skip_rows in 0..2**63-1 (got {skip_rows})", path=p)
     raw, buf, off = _read_buffer(p, member)
     mode = _parse_mode(weights, check_weights)
-    capacity = buf.shape[0] // 12 + 16
-    src, dst, w, k, fb, nfb, big, weighted, err, line, ls, tok = _parse.parse_edges(
-        buf, skip_rows, mode, capacity
-    )
+    parsed = parse_plain(buf, skip_rows, mode)  # a small plain file: numpy, nothing to compile
+    if parsed is None:
+        parsed = _parse.parse_edges(buf, skip_rows, mode, buf.shape[0] // 12 + 16)
+    src, dst, w, k, fb, nfb, big, weighted, err, line, ls, tok = parsed
     if err:
         _raise_parse_error(p, buf, err, line, ls, tok, k)
     if k == 0:
