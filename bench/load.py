@@ -9,11 +9,13 @@ vertex ids laid out four ways:
 - ``sparse``: ``id * 7 + 3`` (ids not ``0..n-1``: the case of issue 21);
 - ``sparse64``: ``id * 0x9E3779B97F4A7C15 mod 2**63``, ids spread over 63 bits;
 - ``strings``: ``"v<id>"`` labels (at ``--string-scale``, smaller: pandas holds one Python string
-  per field), read by pandas and built with ``Graph.from_pandas``.
+  per field), read by ``gas.io.load(path, labels=True)`` and, as a second row, by pandas and
+  built with ``Graph.from_pandas``.
 
 gaslab: ``gas.io.load(path)`` (parse, id mapping, CSR and CSC build, duplicates collapsed), or
-for strings ``read_csv`` + ``Graph.from_pandas``. pandas: ``read_csv(sep='\\t', header=None,
-engine='c')`` + ``pd.factorize`` of both columns together (codes only: no graph). Each gets an
+for strings ``load(path, labels=True)`` and ``read_csv`` + ``Graph.from_pandas``. pandas:
+``read_csv(sep='\\t', header=None, engine='c')`` + ``pd.factorize`` of both columns together
+(codes only: no graph). Each gets an
 untimed warm-up, then ``--repeat`` alternating timed runs; the table gives the median and the
 per-edge throughput. For ``sparse`` and ``sparse64`` the stages of gaslab's load are timed too
 (median; ``--before`` adds one run of the sort-based stages they replaced). The
@@ -42,6 +44,7 @@ if not __package__:  # started as a file: the relative imports below need the pa
     raise SystemExit("run this benchmark as a module: python -m bench.load")
 
 from ._results import write_section
+from .compare_trees import cpu_model
 from .parse import _format_edges
 
 LAYOUTS = {
@@ -146,12 +149,20 @@ def main(argv: list[str] | None = None) -> None:
         with open(path, "w") as fh:
             fh.writelines(f"v{a}\tv{b}\n" for a, b in zip(s2.tolist(), d2.tolist(), strict=True))
 
-        def ours(p=path):
+        def via_pandas(p=path):
             return Graph.from_pandas(_read_strings(p), "s", "d")
 
-        t_ours, t_pd = _median_pair(ours, lambda p=path: _pandas_strings(p), args.repeat)
-        rows.append(("strings", args.string_scale, s2.shape[0], os.path.getsize(path), t_ours, t_pd))
-        print(f"strings: gaslab {t_ours:.2f} s, pandas {t_pd:.2f} s", flush=True)
+        g = load(path, labels=True)
+        assert g.ids.tolist() == via_pandas().ids.tolist()  # the same labels, in the same order
+        del g
+        size = os.path.getsize(path)
+        for name, ours in (
+            ("strings", lambda p=path: load(p, labels=True)),
+            ("strings via pandas", via_pandas),
+        ):
+            t_ours, t_pd = _median_pair(ours, lambda p=path: _pandas_strings(p), args.repeat)
+            rows.append((name, args.string_scale, s2.shape[0], size, t_ours, t_pd))
+            print(f"{name}: gaslab {t_ours:.2f} s, pandas {t_pd:.2f} s", flush=True)
     body = _table(rows, stages, args, load0, os.getloadavg(), pd.__version__)
     print(body)
     if args.results:
@@ -163,7 +174,8 @@ def _table(rows, stages, args, load0, load1, pandas_version: str) -> str:
         f"R-MAT edge factor 16, seed 0, written as text; median of {args.repeat} alternating runs "
         f"after a warm-up; {numba.get_num_threads()} Numba threads; load average {load0[0]:.1f} "
         f"at the start and {load1[0]:.1f} at the end (a shared machine: other jobs ran). "
-        f"`python -m bench.load`, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, Python "
+        f"`python -m bench.load`, {time.strftime('%Y-%m-%d %H:%M')}, {cpu_model()}, "
+        f"{os.cpu_count()} CPUs, Python "
         f"{platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
         f"pandas {pandas_version}.",
         "",
@@ -179,8 +191,9 @@ def _table(rows, stages, args, load0, load1, pandas_version: str) -> str:
     lines += [
         "",
         "gaslab: `gas.io.load(path)` builds the whole graph (CSR and CSC, duplicates collapsed); "
-        "strings: `read_csv(dtype=str)` + `Graph.from_pandas`. pandas: `read_csv(engine='c')` + "
-        "`pd.factorize` of both columns (codes and labels only, no graph).",
+        "strings: `gas.io.load(path, labels=True)`; strings via pandas: `read_csv(dtype=str)` + "
+        "`Graph.from_pandas`. pandas: `read_csv(engine='c')` + `pd.factorize` of both columns "
+        "(codes and labels only, no graph).",
     ]
     for name, st in stages.items():
         text = ", ".join(f"{k} {v:.2f} s" for k, v in st.items())

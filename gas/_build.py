@@ -86,7 +86,11 @@ def compact_ids(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarra
         ids = pos.astype(src.dtype) + lo
         return ids, _lookup(src, lo, table, _empty(src)), _lookup(dst, lo, table, _empty(dst))
     prov_s, prov_d = _empty(src), _empty(dst)
-    uniq = _hash_number(src, dst, prov_s, prov_d)
+    threads = get_num_threads()
+    if threads > 1:
+        uniq = _hash_number_parts(src, dst, prov_s, prov_d, threads)
+    else:
+        uniq = _hash_number(src, dst, prov_s, prov_d)
     order = np.argsort(uniq, kind="stable")
     rank = np.empty(order.shape[0], np.int64)
     rank[order] = np.arange(order.shape[0], dtype=np.int64)
@@ -195,6 +199,68 @@ def _hash_number(src: np.ndarray, dst: np.ndarray, prov_s: np.ndarray, prov_d: n
         else:
             prov_d[i >> 1] = k
     return uniq[:n].copy()
+
+
+@njit(cache=True)
+def _part_of(key, parts: int) -> int:
+    """Which of ``parts`` hash tables holds ``key``: bits of another multiplicative hash than
+    :func:`_slot`'s, so that a table's slots stay evenly used."""
+    return np.int64(((np.uint64(key) * np.uint64(0xD6E8FEB86659FD93)) >> np.uint64(40)) % np.uint64(parts))
+
+
+@njit(cache=True)
+def _hash_number_part(
+    src: np.ndarray, dst: np.ndarray, prov_s: np.ndarray, prov_d: np.ndarray, t, parts
+) -> int:
+    """:func:`_hash_number` over the endpoints of part ``t`` only (:func:`_part_of`): writes
+    their numbers within the part and returns how many distinct ids the part holds."""
+    bits = 16
+    table = np.zeros(2 << bits, src.dtype)
+    n = 0
+    m = src.shape[0]
+    for i in range(2 * m):
+        key = src[i >> 1] if i & 1 == 0 else dst[i >> 1]
+        if _part_of(key, parts) != t:
+            continue
+        k = _hash_insert(table, np.uint64(64 - bits), key, n)
+        if k == n:
+            n += 1
+            if 2 * n > table.shape[0] // 2:  # half full: double the table, rehash its keys
+                old = table
+                bits += 1
+                table = np.zeros(2 << bits, src.dtype)
+                for h in range(old.shape[0] // 2):
+                    if old[2 * h + 1] != 0:
+                        _hash_insert(table, np.uint64(64 - bits), old[2 * h], np.int64(old[2 * h + 1]) - 1)
+        if i & 1 == 0:
+            prov_s[i >> 1] = k
+        else:
+            prov_d[i >> 1] = k
+    return n
+
+
+@njit(parallel=True, cache=True)
+def _hash_number_parts(
+    src: np.ndarray, dst: np.ndarray, prov_s: np.ndarray, prov_d: np.ndarray, parts
+) -> np.ndarray:
+    """:func:`_hash_number` on ``parts`` threads: each number the ids of its own part of a hash
+    partition in a table of its own; the parts' numbers are then made consecutive. Returns
+    ``uniq`` (``uniq[k]`` the id numbered ``k``); the numbering is not the order of first
+    appearance, which :func:`compact_ids` does not need (it sorts ``uniq`` after)."""
+    count = np.zeros(parts + 1, np.int64)
+    for t in prange(parts):
+        count[t + 1] = _hash_number_part(src, dst, prov_s, prov_d, t, parts)
+    offset = np.cumsum(count)
+    uniq = np.empty(offset[parts], src.dtype)
+    m = src.shape[0]
+    for i in prange(m):
+        a = prov_s[i] + offset[_part_of(src[i], parts)]
+        b = prov_d[i] + offset[_part_of(dst[i], parts)]
+        prov_s[i] = a
+        prov_d[i] = b
+        uniq[a] = src[i]  # every endpoint of an id writes the same value
+        uniq[b] = dst[i]
+    return uniq
 
 
 @njit(parallel=True, cache=True)

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gas
-from gas.io import _parse_small, load, read_edgelist
+from gas.io import _parse_small, _parse_threads, load, read_edgelist
 
 _SEP = re.compile(r"[ \t,]+")
 
@@ -67,11 +67,12 @@ def kernel_only(monkeypatch):
     monkeypatch.setattr(_parse_small, "PLAIN_MAX_BYTES", 0)
 
 
-@pytest.mark.parametrize("path", ["default", "kernel"])
+@pytest.mark.parametrize("path", ["default", "kernel", "threads"])
 @pytest.mark.parametrize("name", sorted(FORMATS))
 def test_formats_match_oracle(tmp_path, name, path, monkeypatch):
-    if path == "kernel":
+    if path != "default":  # the kernel: on one thread, or on a piece of the file per thread
         monkeypatch.setattr(_parse_small, "PLAIN_MAX_BYTES", 0)
+        monkeypatch.setattr(_parse_threads, "THREADED_MIN_BYTES", 0 if path == "threads" else 1 << 60)
     text = FORMATS[name]
     src, dst, w = read_edgelist(write(tmp_path, text))
     ref_s, ref_d, _ = oracle(text, weighted=False)

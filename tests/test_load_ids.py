@@ -221,3 +221,17 @@ def test_from_edges_weights_follow_their_edges(dedupe):
     assert g.num_duplicates == (3000 - len(want) if dedupe else 0)
     np.testing.assert_array_equal(g.in_src, g.src[g.in_eid])  # CSC slots name their CSR edges
     np.testing.assert_array_equal(np.diff(g.in_indptr), np.bincount(g.dst, minlength=50))
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 5])
+def test_hash_numbering_in_parts_names_every_id_once(parts):
+    # oracle: numpy's unique; each endpoint's number must lead back to its id, every id once
+    # (about 135,000 distinct ids: each part's table doubles at least once from 2**16 slots)
+    rng = np.random.default_rng(parts)
+    s = rng.integers(0, 2**62, 90_000)
+    d = np.concatenate([s[:45_000], rng.integers(0, 2**62, 45_000)])
+    ps, pd = np.empty_like(s), np.empty_like(d)
+    uniq = _build._hash_number_parts(s, d, ps, pd, parts)
+    np.testing.assert_array_equal(np.sort(uniq), np.unique(np.concatenate([s, d])))
+    np.testing.assert_array_equal(uniq[ps], s)
+    np.testing.assert_array_equal(uniq[pd], d)

@@ -15,6 +15,7 @@ from gas import _build
 from gas.config import CONFIG
 from gas.io import _parse
 from gas.io._parse_small import PLAIN_MAX_BYTES, parse_plain
+from gas.io._parse_threads import parse_edges_threaded
 
 SEPS = [" ", "\t", ",", "  ", " ,\t"]
 
@@ -142,3 +143,35 @@ def test_small_builds_equal_the_kernels(n, m):
     s, d = np.sort(keys), rng.integers(0, 3, m)
     np.testing.assert_array_equal(_build._first_of_runs(s), _build._mark_new(s))
     np.testing.assert_array_equal(_build._last_pairs(s, d), _build._last_of_runs(s, d))
+
+
+# ---------------------------------------------------------------- several threads
+
+any_line = st.one_of(
+    odd_line,
+    st.sampled_from(["1 2 1e400", "3 4 nan", "5 6 0.12345678901234567", "7 8 -inf", "1 2 x\r\n", "9\t9"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(any_line, min_size=1, max_size=40),
+    skip=st.integers(0, 2),
+    threads=st.integers(2, 5),
+    ends=st.sampled_from(["\n", "\r\n", "\r"]),
+)
+def test_threads_give_the_one_thread_parse_errors_included(lines, skip, threads, ends):
+    # oracle: the one-thread kernel on the whole file; every field of its answer must match
+    # (edges, weights, fallback rows, error code, line and byte offsets)
+    buf = np.frombuffer(ends.join(lines).encode(), np.uint8)
+    for mode in (_parse.MODE_AUTO, _parse.MODE_UNWEIGHTED, _parse.MODE_WEIGHTED):
+        one = _parse.parse_edges(buf, skip, mode, 16)
+        many = parse_edges_threaded(buf, skip, mode, threads, min_bytes=0)
+        k = one[3]
+        assert many[3] == k
+        for a, b in ((one[0], many[0]), (one[1], many[1])):
+            np.testing.assert_array_equal(a[:k], b[:k])
+        if one[7]:
+            np.testing.assert_array_equal(one[2][:k], many[2][:k])
+        np.testing.assert_array_equal(one[4][: one[5]], many[4][: many[5]])
+        assert one[5:] == many[5:]

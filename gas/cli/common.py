@@ -242,6 +242,7 @@ def load_graph(
         dedupe=not args.keep_duplicates,
         skip_rows=args.skip_rows,
         check_weights=check_weights if weights else None,
+        labels=getattr(args, "labels", False),
     )
     if weights is False and g.weights is not None:  # a .npz keeps its weights whatever the option
         g = _without_weights(g)
@@ -353,7 +354,7 @@ def add_common_options(p: argparse.ArgumentParser, output: bool = True) -> None:
     >>> p = argparse.ArgumentParser()
     >>> add_common_options(p, output=False)
     >>> sorted(vars(p.parse_args(["g.txt"])))
-    ['allow_unconverged', 'file', 'keep_duplicates', 'quiet', 'skip_rows', 'undirected']
+    ['allow_unconverged', 'file', 'keep_duplicates', 'labels', 'quiet', 'skip_rows', 'undirected']
     """
     p.add_argument("file", metavar="FILE", help="edge list (.txt/.tsv/.csv, .gz/.bz2) or .npz")
     if output:
@@ -371,6 +372,11 @@ def add_common_options(p: argparse.ArgumentParser, output: bool = True) -> None:
         "--skip-rows", type=nonneg_int, default=0, help="skip this many leading lines (e.g. a CSV header)"
     )
     p.add_argument("--keep-duplicates", action="store_true", help="keep repeated edges as parallel edges")
+    p.add_argument(
+        "--labels",
+        action="store_true",
+        help="vertices are named by text labels (any token), not integer ids; output uses the labels",
+    )
     p.add_argument(
         "--undirected",
         action="store_true",

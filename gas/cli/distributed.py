@@ -235,7 +235,7 @@ def checkpoint_spec(args: argparse.Namespace, command: str, extra: dict[str, Any
         return None
     if args.checkpoint_every < 1:
         raise GasError(f"Expected --checkpoint-every >= 1 (got {args.checkpoint_every})")
-    keep = ("alpha", "tol", "max_iter", "hops", "skip_rows", "keep_duplicates", "undirected")
+    keep = ("alpha", "tol", "max_iter", "hops", "skip_rows", "keep_duplicates", "undirected", "labels")
     keep += ("partition", "seed", "engine", "scheduler", "consistency", "device", "max_error_target")
     meta = {
         "command": command,
@@ -371,6 +371,8 @@ def maybe_distributed_file(args: argparse.Namespace, command: str) -> int | None
         return None
     if getattr(args, "engine", "sync") == "async":
         return None  # the colouring needs the whole graph: the whole-graph path (maybe_distributed)
+    if getattr(args, "labels", False):
+        return None  # the ranks read byte ranges with integer ids: labels take the whole-graph path
     _both(nprocs, size, source)
     path = args.file
     if os.path.isfile(path) and (path.lower().endswith(".npz") or is_saved_graph(path)):

@@ -253,7 +253,13 @@ def _load(args: argparse.Namespace) -> Any:
     from gas.io import load
 
     t0 = time.perf_counter()
-    g = load(args.file, weights=False, dedupe=not args.keep_duplicates, skip_rows=args.skip_rows)
+    g = load(
+        args.file,
+        weights=False,
+        dedupe=not args.keep_duplicates,
+        skip_rows=args.skip_rows,
+        labels=getattr(args, "labels", False),
+    )
     if args.undirected:
         g = g.symmetrized()
     if args.simple:

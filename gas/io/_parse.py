@@ -21,7 +21,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["parse_edges", "locate_edge", "MODE_AUTO", "MODE_UNWEIGHTED", "MODE_WEIGHTED"]
+__all__ = [
+    "parse_edges",
+    "parse_from",
+    "mode_flags",
+    "locate_edge",
+    "MODE_AUTO",
+    "MODE_UNWEIGHTED",
+    "MODE_WEIGHTED",
+]
 
 MODE_AUTO = -1
 MODE_UNWEIGHTED = 0
@@ -226,7 +234,7 @@ def _is_stop(c: np.uint8) -> bool:
 # one helper inlined with ``inline="always"`` on the common path costs about 10 % (5.2 M
 # edges, best of 9 in turns: 121 ms written out, 133 ms with the line-break step inlined;
 # figures: bench/RESULTS.md, section "Figures formerly in docstrings", "_parse_block split").
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _parse_block(  # noqa: C901
     buf: np.ndarray,
     i: int,
@@ -410,12 +418,24 @@ def parse_edges(buf: np.ndarray, skip_rows: int, mode: int, capacity: int) -> tu
     ([1, 3], [0.5, 1000.0])
     """
     i, line = _skip_lines(buf, skip_rows)
-    strict = False
+    weighted, strict = mode_flags(buf, i, mode)
+    return parse_from(buf, i, line, weighted, strict, capacity)
+
+
+def mode_flags(buf: np.ndarray, i: int, mode: int) -> tuple[bool, bool]:
+    """``(weighted, strict)`` for ``mode`` with the data starting at byte ``i``: in
+    ``MODE_AUTO`` the first data line decides, and a later line with more columns is an error
+    (``strict``) when it has two."""
     if mode == MODE_AUTO:
         weighted = bool(_count_fields(buf, i) >= 3)
-        strict = not weighted
-    else:
-        weighted = mode == MODE_WEIGHTED
+        return weighted, not weighted
+    return mode == MODE_WEIGHTED, False
+
+
+def parse_from(buf: np.ndarray, i: int, line: int, weighted: bool, strict: bool, capacity: int) -> tuple:
+    """:func:`parse_edges` from byte ``i`` (line number ``line``) to the end of ``buf``, with
+    the flags of :func:`mode_flags`; the same tuple, ``line`` the number of the line after the
+    last one read when there is no error."""
     cap = max(capacity, 16)
     src = np.empty(cap, np.uint64)
     dst = np.empty(cap, np.uint64)

@@ -11,10 +11,12 @@ import zipfile
 import zlib
 
 import numpy as np
+from numba import get_num_threads
 
 from gas.errors import InputError
 from gas.io import _parse
 from gas.io._parse_small import parse_plain
+from gas.io._parse_threads import parse_edges_threaded
 
 __all__ = ["read_edgelist", "read_bytes", "first_bad_weight", "bad_weight_error", "WEIGHT_RULES"]
 
@@ -171,9 +173,9 @@ def _raise_parse_error(p: str, buf: np.ndarray, code: int, line: int, ls: int, t
         if _is_number(token):
             hint = "vertex ids must be whole numbers written with digits only (no '.' or 'e')"
         elif k == 0:
-            hint = _HEADER_HINT.format(n=line)
+            hint = _HEADER_HINT.format(n=line) + "; for vertices named by text, pass labels=True"
         else:
-            hint = "vertex ids must be non-negative integers written in decimal"
+            hint = "vertex ids must be non-negative integers; for vertices named by text, pass labels=True"
         raise InputError(
             f"expected a non-negative integer vertex id, found {token!r}",
             path=p,
@@ -304,8 +306,8 @@ def _read_edgelist(
     raw, buf, off = _read_buffer(p, member)
     mode = _parse_mode(weights, check_weights)
     parsed = parse_plain(buf, skip_rows, mode)  # a small plain file: numpy, nothing to compile
-    if parsed is None:
-        parsed = _parse.parse_edges(buf, skip_rows, mode, buf.shape[0] // 12 + 16)
+    if parsed is None:  # a large file: a piece per thread
+        parsed = parse_edges_threaded(buf, skip_rows, mode, get_num_threads())
     src, dst, w, k, fb, nfb, big, weighted, err, line, ls, tok = parsed
     if err:
         _raise_parse_error(p, buf, err, line, ls, tok, k)

@@ -9,6 +9,7 @@ from gas.errors import GraphError, InputError
 from gas.graph import Graph
 from gas.io.binary import load_npz
 from gas.io.edgelist import WEIGHT_RULES, _read_edgelist, bad_weight_error, first_bad_weight
+from gas.io.labels import read_labelled_edgelist
 
 __all__ = ["load"]
 
@@ -22,6 +23,7 @@ def load(
     skip_rows: int = 0,
     check_weights: str | None = None,
     undirected: bool = False,
+    labels: bool = False,
 ) -> Graph:
     """Read a graph from a binary ``.npz`` file or a text edge list (plain, gz, bz2 or zip).
 
@@ -51,6 +53,11 @@ def load(
     undirected : bool, default False
         Treat each line as an undirected edge: the graph is :meth:`~Graph.symmetrized` (every
         edge in both directions), as the CLI's ``--undirected`` does. Applies to binary files too.
+    labels : bool, default False
+        Read the first two columns as text labels (any characters but separators: ``alice``,
+        ``Q42``, ``007``) instead of integer ids (:func:`~gas.io.labels.read_labelled_edgelist`):
+        the vertices are numbered in sorted order of their labels and ``graph.ids`` holds them
+        (an object array of str), as :meth:`Graph.from_pandas` does. Text files only.
 
     Raises
     ------
@@ -68,9 +75,45 @@ def load(
     (3, 2, [100, 200, 300], 1)
     >>> load(p, undirected=True).num_edges
     4
+    >>> _ = open(p, "w").write("alice bob\\nbob carol\\n")
+    >>> load(p, labels=True).ids.tolist()
+    ['alice', 'bob', 'carol']
     """
-    g = _load_directed(path, weights, dedupe, num_vertices, skip_rows, check_weights)
+    if labels:
+        g = _load_labelled(path, weights, dedupe, num_vertices, skip_rows, check_weights)
+    else:
+        g = _load_directed(path, weights, dedupe, num_vertices, skip_rows, check_weights)
     return g.symmetrized() if undirected else g
+
+
+def _load_labelled(
+    path: str | os.PathLike,
+    weights: bool | None,
+    dedupe: bool,
+    num_vertices: int | None,
+    skip_rows: int,
+    check_weights: str | None,
+) -> Graph:
+    """:func:`load` of a text file with ``labels=True``, without ``undirected``."""
+    p = os.fspath(path)
+    if num_vertices is not None:
+        raise InputError(
+            "num_vertices does not apply to labels: the vertices are the labels found",
+            path=p,
+            hint="drop num_vertices, or pass labels=False for integer ids",
+        )
+    if p.lower().endswith(".npz") or is_saved_graph(p):
+        raise InputError(
+            "labels=True reads text edge lists; this is a saved graph",
+            path=p,
+            hint="load it without labels=True (a saved graph keeps its ids)",
+        )
+    src, dst, w, names = read_labelled_edgelist(
+        p, weights=weights, skip_rows=skip_rows, check_weights=check_weights
+    )
+    g = Graph.from_edges(src, dst, num_vertices=names.shape[0], weights=w, dedupe=dedupe)
+    g.ids = names
+    return g
 
 
 def _load_directed(
