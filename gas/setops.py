@@ -100,8 +100,8 @@ def is_undirected_simple(
 
 def nbr_marks(threads: int, num_ids: int) -> np.ndarray:
     """The table behind ``v.has_nbr(w)``: one row of ``num_ids + 1`` marks per thread (the
-    last entry: the vertex whose neighbours the row marks), all unmarked (-1); 32-bit when the
-    ids fit (half the cache lines for the random probes). Make it here before any
+    last entry names the vertex whose neighbours the row marks, as ``-2 - v``), all unmarked
+    (-1); 32-bit when the ids fit (half the cache lines for the random probes). Make it here before any
     :func:`marked_row` call: this also starts Numba's threading layer.
 
     Examples
@@ -119,7 +119,8 @@ def marked_row(marks: np.ndarray, v: int, start: int, deg: int, nbrs: np.ndarray
     """The calling thread's row of a :func:`nbr_marks` table, holding ``v`` at each of ``v``'s
     neighbours ``nbrs[start : start + deg]``: what a method that calls ``v.has_nbr`` takes on
     entry. The row is written only when the thread last marked another vertex (``O(deg)``
-    then; its last entry names the vertex marked), so each question costs ``O(1)``
+    then; its last entry names the vertex marked, as ``-2 - v``, a value no vertex id has), so
+    each question costs ``O(1)``
     (:func:`is_marked`), as networkit's and Ligra's triangle counts mark one list and probe it.
     An entry equal to ``v`` can only have been written by ``v``'s marking, and neighbour lists
     never change during a run, so a stale row never answers wrongly. A thread beyond the
@@ -130,17 +131,18 @@ def marked_row(marks: np.ndarray, v: int, start: int, deg: int, nbrs: np.ndarray
     >>> import numpy as np
     >>> row = marked_row(nbr_marks(64, 5), 0, 0, 3, np.array([1, 3, 4]))  # vertex 0: 1, 3, 4
     >>> row.tolist()
-    [-1, 0, -1, 0, 0, 0]
+    [-1, 0, -1, 0, 0, -2]
     """
     t = numba.get_thread_id()
     size = marks.shape[1] - 1
     row = marks[t] if t < marks.shape[0] else np.full_like(marks[0], -1)
-    if row[size] != v:
+    tag = -2 - v
+    if row[size] != tag:
         for k in range(start, start + deg):
             x = nbrs[k]
             if 0 <= x < size:
                 row[x] = v
-        row[size] = v
+        row[size] = tag
     return row
 
 
@@ -158,6 +160,7 @@ def is_marked(row: np.ndarray, v: int, w: int) -> bool:
     """
     size = row.shape[0] - 1
     # no branch (the probe loops of a gather then run 1.6x faster than with "0 <= w < size and
-    # ..."): an id outside the row reads the last entry instead, which holds v, and fails the test
+    # ..."): an id outside the row reads the last entry instead, which holds -2 - v, never v (and
+    # no second test: the triangle count's probe loop runs 1.1-1.17x faster than with "i != size")
     i = w if np.uint64(w) < np.uint64(size) else size
-    return (row[i] == v) & (i != size)
+    return row[i] == v

@@ -41,6 +41,12 @@ def test_triangles_and_clustering_equal_networkx(name, g):
     ids = g.ids.tolist()
     want_t = nx.triangles(G)
     assert triangles(g).tolist() == [want_t[v] for v in ids]
+    # a graph that already is its undirected simple view is counted as it is (no copy), on
+    # one thread and on two, and the program runs by itself on it
+    view = g.simple_undirected()
+    assert triangles(view, threads=1).tolist() == [want_t[v] for v in ids]
+    assert triangles(view, threads=2).tolist() == [want_t[v] for v in ids]
+    assert gas.run(view, TrianglesProgram(view), max_iter=1).output.tolist() == [want_t[v] for v in ids]
     want_c = nx.clustering(G)
     assert np.allclose(clustering(g), [want_c[v] for v in ids], rtol=0, atol=1e-12)
     assert average_clustering(g) == pytest.approx(nx.average_clustering(G), abs=1e-12)
@@ -84,7 +90,7 @@ def test_neighbour_lists_are_read_only_and_not_on_the_gpu():
     with pytest.raises(gas.ProgramError, match="read-only"):
         gas.SyncEngine(g, Writes())
     with pytest.raises(gas.ProgramError, match="neighbour lists"):
-        gas.CudaEngine(g, TrianglesProgram())
+        gas.CudaEngine(g, TrianglesProgram(g))
 
 
 def test_a_user_program_reads_neighbour_lists():
