@@ -225,7 +225,7 @@ def _hash_number_part(
         k = _hash_insert(table, np.uint64(64 - bits), key, n)
         if k == n:
             n += 1
-            if 2 * n > table.shape[0] // 2:  # half full: double the table, rehash its keys
+            if 4 * n > 3 * (table.shape[0] // 2):  # 3/4 full: double the table, rehash its keys
                 old = table
                 bits += 1
                 table = np.zeros(2 << bits, src.dtype)

@@ -144,7 +144,7 @@ def build_segments(
     _fill(
         graph.in_indptr,
         in_src,
-        graph.in_eid,
+        graph.in_eid if edge_ids else graph.in_src,  # not read without edge ids (made only if read)
         n,
         segment_size,
         eoff[:-1],

@@ -25,6 +25,7 @@ from gas.graph_build import (
     in_edges_first,
     networkx_columns,
     out_edges_of,
+    out_offsets,
     pandas_edges,
 )
 
@@ -92,7 +93,7 @@ class Graph:
         num_duplicates: int = 0,
         vdata: dict[str, np.ndarray] | None = None,
         *,
-        csc: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+        csc: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None,
     ) -> None:
         n = out_indptr.shape[0] - 1
         self.num_vertices: int = int(n)
@@ -103,7 +104,19 @@ class Graph:
         self.edata: dict[str, np.ndarray] = dict(edata or {})
         self.num_duplicates = int(num_duplicates)
         self.vdata: dict[str, np.ndarray] = dict(vdata or {})
-        self.in_indptr, self.in_src, self.in_eid = build_csc(src, dst, n) if csc is None else csc
+        self.in_indptr, self.in_src, self._in_eid = build_csc(src, dst, n) if csc is None else csc
+
+    @property
+    def in_eid(self) -> np.ndarray:
+        """Edge id (CSR position) of each in-edge slot (made when first read if built in-edges
+        first: a program that reads neither edge data nor out-edges never needs it)."""
+        if self._in_eid is None:
+            self._in_eid = out_edges_of(self.in_src, self.num_vertices)[1]
+        return self._in_eid
+
+    @in_eid.setter
+    def in_eid(self, value: np.ndarray) -> None:
+        self._in_eid = value
 
     @property
     def src(self) -> np.ndarray:
@@ -133,11 +146,13 @@ class Graph:
     ) -> Graph:
         if in_edges_first(n, src.shape[0]):  # the CSC first (graph_build.build_in_edges): same arrays
             in_indptr, in_src, take = build_in_edges(src, dst, n, dedupe, with_take=bool(edata))
-            out_indptr, in_eid = out_edges_of(in_src, n)
             if edata:  # the input index of each edge, in CSR order
+                out_indptr, in_eid = out_edges_of(in_src, n)
                 take_csr = np.empty_like(take)
                 take_csr[in_eid] = take
                 edata = {k: np.asarray(v)[take_csr] for k, v in edata.items()}
+            else:  # the in-edges' CSR positions when first read (Graph.in_eid)
+                out_indptr, in_eid = out_offsets(in_src, n), None
             csc, dup = (in_indptr, in_src, in_eid), src.shape[0] - in_src.shape[0]
             return cls(out_indptr, None, None, ids, edata, dup, vdata, csc=csc)  # src, dst: when read
         indptr, s, d, take = build_csr(src, dst, n, dedupe, with_take=bool(edata))

@@ -26,6 +26,7 @@ __all__ = [
     "in_edges_first",
     "build_in_edges",
     "out_edges_of",
+    "out_offsets",
     "csr_of",
 ]
 
@@ -492,6 +493,20 @@ def out_edges_of(in_src: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     in_eid = _empty(in_src)
     _rank_in_rows(in_src, start, in_eid)
     return out_indptr, in_eid
+
+
+def out_offsets(in_src: np.ndarray, n: int) -> np.ndarray:
+    """The out-degrees' offsets (``out_indptr``) of the graph whose in-edges' sources are
+    ``in_src``: :func:`out_edges_of` without the edges' CSR positions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out_offsets(np.array([1, 0, 2]), 3).tolist()
+    [0, 1, 2, 3]
+    """
+    m = in_src.shape[0]
+    return _fill_starts(in_src, 0, np.zeros((_parts(m, n), n), np.uint32))
 
 
 @njit(parallel=True, cache=True)

@@ -235,3 +235,14 @@ def test_hash_numbering_in_parts_names_every_id_once(parts):
     np.testing.assert_array_equal(np.sort(uniq), np.unique(np.concatenate([s, d])))
     np.testing.assert_array_equal(uniq[ps], s)
     np.testing.assert_array_equal(uniq[pd], d)
+
+
+def test_in_edge_ids_are_made_when_first_read(paths):
+    # oracle: numpy's stable argsort of the CSR-ordered targets gives each in-edge slot's edge id
+    rng = np.random.default_rng(11)
+    s, d = rng.integers(0, 300, 5000), rng.integers(0, 300, 5000)
+    g = Graph.from_edges(s, d, num_vertices=300)
+    if paths == "linear":  # built in-edges first, without edge data: no edge ids yet
+        assert g._in_eid is None
+    np.testing.assert_array_equal(g.in_eid, np.argsort(g.dst, kind="stable"))
+    np.testing.assert_array_equal(g.in_src, g.src[g.in_eid])
