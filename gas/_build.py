@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from gas._hash_ids import hash_number
 from gas.config import CONFIG
 
 __all__ = [
@@ -86,11 +87,7 @@ def compact_ids(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarra
         ids = pos.astype(src.dtype) + lo
         return ids, _lookup(src, lo, table, _empty(src)), _lookup(dst, lo, table, _empty(dst))
     prov_s, prov_d = _empty(src), _empty(dst)
-    threads = get_num_threads()
-    if threads > 1:
-        uniq = _hash_number_parts(src, dst, prov_s, prov_d, threads)
-    else:
-        uniq = _hash_number(src, dst, prov_s, prov_d)
+    uniq = hash_number(src, dst, prov_s, prov_d)
     order = np.argsort(uniq, kind="stable")
     rank = np.empty(order.shape[0], np.int64)
     rank[order] = np.arange(order.shape[0], dtype=np.int64)
@@ -140,127 +137,6 @@ def _lookup(a: np.ndarray, lo, table: np.ndarray, out: np.ndarray) -> np.ndarray
     for i in prange(a.shape[0]):
         out[i] = table[a[i] - lo]
     return out
-
-
-@njit(cache=True)
-def _slot(key, shift) -> int:
-    """Fibonacci hashing: the top ``64 - shift`` bits of ``key * 2**64 / phi``."""
-    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> shift)
-
-
-@njit(cache=True)
-def _hash_insert(table: np.ndarray, shift, key, val: int) -> int:
-    """Value of ``key`` in the table, inserting ``val`` for it when absent (linear probing).
-
-    Slot ``h`` is ``table[2h]`` (the key) and ``table[2h + 1]`` (its value + 1, 0 when empty):
-    key and value share a cache line."""
-    mask = np.int64(table.shape[0] // 2 - 1)
-    h = _slot(key, shift)
-    while True:
-        v = np.int64(table[2 * h + 1])
-        if v == 0:
-            table[2 * h] = key
-            table[2 * h + 1] = val + 1
-            return val
-        if table[2 * h] == key:
-            return v - 1
-        h = (h + 1) & mask
-
-
-@njit(cache=True)
-def _hash_number(src: np.ndarray, dst: np.ndarray, prov_s: np.ndarray, prov_d: np.ndarray) -> np.ndarray:
-    """Number distinct ids in order of first appearance (src[0], dst[0], src[1], ...).
-
-    Writes each endpoint's number into ``prov_s``/``prov_d`` and returns ``uniq``: ``uniq[k]``
-    is the id numbered ``k``. The table
-    doubles whenever it is half full, so its size follows the number of distinct ids."""
-    bits = 16
-    table = np.zeros(2 << bits, src.dtype)
-    uniq = np.empty(1 << (bits - 1), src.dtype)
-    n = 0
-    m = src.shape[0]
-    for i in range(2 * m):
-        key = src[i >> 1] if i & 1 == 0 else dst[i >> 1]
-        k = _hash_insert(table, np.uint64(64 - bits), key, n)
-        if k == n:
-            if n == uniq.shape[0]:  # half full: double the table and rehash
-                bits += 1
-                grown = np.empty(1 << (bits - 1), src.dtype)
-                grown[:n] = uniq[:n]
-                uniq = grown
-                table = np.zeros(2 << bits, src.dtype)
-                for j in range(n):
-                    _hash_insert(table, np.uint64(64 - bits), uniq[j], j)
-                _hash_insert(table, np.uint64(64 - bits), key, n)
-            uniq[n] = key
-            n += 1
-        if i & 1 == 0:
-            prov_s[i >> 1] = k
-        else:
-            prov_d[i >> 1] = k
-    return uniq[:n].copy()
-
-
-@njit(cache=True)
-def _part_of(key, parts: int) -> int:
-    """Which of ``parts`` hash tables holds ``key``: bits of another multiplicative hash than
-    :func:`_slot`'s, so that a table's slots stay evenly used."""
-    return np.int64(((np.uint64(key) * np.uint64(0xD6E8FEB86659FD93)) >> np.uint64(40)) % np.uint64(parts))
-
-
-@njit(cache=True)
-def _hash_number_part(
-    src: np.ndarray, dst: np.ndarray, prov_s: np.ndarray, prov_d: np.ndarray, t, parts
-) -> int:
-    """:func:`_hash_number` over the endpoints of part ``t`` only (:func:`_part_of`): writes
-    their numbers within the part and returns how many distinct ids the part holds."""
-    bits = 16
-    table = np.zeros(2 << bits, src.dtype)
-    n = 0
-    m = src.shape[0]
-    for i in range(2 * m):
-        key = src[i >> 1] if i & 1 == 0 else dst[i >> 1]
-        if _part_of(key, parts) != t:
-            continue
-        k = _hash_insert(table, np.uint64(64 - bits), key, n)
-        if k == n:
-            n += 1
-            if 4 * n > 3 * (table.shape[0] // 2):  # 3/4 full: double the table, rehash its keys
-                old = table
-                bits += 1
-                table = np.zeros(2 << bits, src.dtype)
-                for h in range(old.shape[0] // 2):
-                    if old[2 * h + 1] != 0:
-                        _hash_insert(table, np.uint64(64 - bits), old[2 * h], np.int64(old[2 * h + 1]) - 1)
-        if i & 1 == 0:
-            prov_s[i >> 1] = k
-        else:
-            prov_d[i >> 1] = k
-    return n
-
-
-@njit(parallel=True, cache=True)
-def _hash_number_parts(
-    src: np.ndarray, dst: np.ndarray, prov_s: np.ndarray, prov_d: np.ndarray, parts
-) -> np.ndarray:
-    """:func:`_hash_number` on ``parts`` threads: each number the ids of its own part of a hash
-    partition in a table of its own; the parts' numbers are then made consecutive. Returns
-    ``uniq`` (``uniq[k]`` the id numbered ``k``); the numbering is not the order of first
-    appearance, which :func:`compact_ids` does not need (it sorts ``uniq`` after)."""
-    count = np.zeros(parts + 1, np.int64)
-    for t in prange(parts):
-        count[t + 1] = _hash_number_part(src, dst, prov_s, prov_d, t, parts)
-    offset = np.cumsum(count)
-    uniq = np.empty(offset[parts], src.dtype)
-    m = src.shape[0]
-    for i in prange(m):
-        a = prov_s[i] + offset[_part_of(src[i], parts)]
-        b = prov_d[i] + offset[_part_of(dst[i], parts)]
-        prov_s[i] = a
-        prov_d[i] = b
-        uniq[a] = src[i]  # every endpoint of an id writes the same value
-        uniq[b] = dst[i]
-    return uniq
 
 
 @njit(parallel=True, cache=True)

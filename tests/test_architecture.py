@@ -213,7 +213,7 @@ def long_files(modules: dict[str, Path]) -> list[str]:
 # ones. Each entry is a pattern on the dotted module name.
 LAYERS = (
     r"gas\.(errors|config|threads|splitmix|_atomic_max|setops)",
-    r"gas\.(graph|graph_build|frames|_build|io(\..*)?|partition(\..*)?|datasets(\..*)?)",
+    r"gas\.(graph|graph_build|frames|_build|_hash_ids|io(\..*)?|partition(\..*)?|datasets(\..*)?)",
     r"gas\.(program|program_spec|_rewrite.*|_typecheck|_codegen|_boundscheck|_segments|_template.*)",
     r"gas\.(_codegen_cuda|cuda_tuning|cuda_layout|cuda_kernels|cuda_checks|cuda_support)",
     r"gas\.(engine.*|async_engine|exchange_protocol|local_part|greedy_coloring|cuda_device|cuda_engine)",

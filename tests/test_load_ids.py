@@ -223,18 +223,25 @@ def test_from_edges_weights_follow_their_edges(dedupe):
     np.testing.assert_array_equal(np.diff(g.in_indptr), np.bincount(g.dst, minlength=50))
 
 
-@pytest.mark.parametrize("parts", [1, 2, 3, 5])
-def test_hash_numbering_in_parts_names_every_id_once(parts):
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_hash_numbering_names_every_id_once(threads):
     # oracle: numpy's unique; each endpoint's number must lead back to its id, every id once
-    # (about 135,000 distinct ids: each part's table doubles at least once from 2**16 slots)
-    rng = np.random.default_rng(parts)
+    # (about 135,000 distinct ids over 8 bins, a bin's table doubling several times from 1,024
+    # slots); the one-thread table over all ids, the path it replaced, gives the same id set
+    from gas import _hash_ids
+    from gas.threads import num_threads
+
+    rng = np.random.default_rng(threads)
     s = rng.integers(0, 2**62, 90_000)
     d = np.concatenate([s[:45_000], rng.integers(0, 2**62, 45_000)])
     ps, pd = np.empty_like(s), np.empty_like(d)
-    uniq = _build._hash_number_parts(s, d, ps, pd, parts)
+    with num_threads(threads):
+        uniq = _hash_ids.hash_number(s, d, ps, pd)
     np.testing.assert_array_equal(np.sort(uniq), np.unique(np.concatenate([s, d])))
     np.testing.assert_array_equal(uniq[ps], s)
     np.testing.assert_array_equal(uniq[pd], d)
+    ref = _hash_ids._hash_number(s, d, np.empty_like(s), np.empty_like(d))
+    np.testing.assert_array_equal(np.sort(ref), np.sort(uniq))
 
 
 def test_in_edge_ids_are_made_when_first_read(paths):

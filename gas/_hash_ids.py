@@ -1,0 +1,187 @@
+"""Numbering arbitrary 64-bit vertex ids 0..n-1 by hashing (:func:`gas._build.compact_ids`'s path
+for ids spread too widely for a direct table).
+
+:func:`hash_number` numbers the ids of the edge endpoints on every thread: a first pass places
+every endpoint into one of a few hundred bins by a hash of its id (a stable counting sort, one
+write stream per bin), then each thread numbers the bins it takes with a hash table of their own
+ids, small enough to stay in cache (a bin holds one part of the ids, so no two threads ever
+meet the same id), and last the bins' numbers are made consecutive. :func:`_hash_number`, the
+one-thread table over all the ids, is its reference in the tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import get_num_threads, njit, prange
+
+__all__ = ["hash_number"]
+
+
+@njit(cache=True)
+def _slot(key, shift) -> int:
+    """Fibonacci hashing: the top ``64 - shift`` bits of ``key * 2**64 / phi``."""
+    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> shift)
+
+
+@njit(cache=True)
+def _hash_insert(table: np.ndarray, shift, key, val: int) -> int:
+    """Value of ``key`` in the table, inserting ``val`` for it when absent (linear probing).
+
+    Slot ``h`` is ``table[2h]`` (the key) and ``table[2h + 1]`` (its value + 1, 0 when empty):
+    key and value share a cache line."""
+    mask = np.int64(table.shape[0] // 2 - 1)
+    h = _slot(key, shift)
+    while True:
+        v = np.int64(table[2 * h + 1])
+        if v == 0:
+            table[2 * h] = key
+            table[2 * h + 1] = val + 1
+            return val
+        if table[2 * h] == key:
+            return v - 1
+        h = (h + 1) & mask
+
+
+@njit(cache=True)
+def _hash_number(src: np.ndarray, dst: np.ndarray, prov_s: np.ndarray, prov_d: np.ndarray) -> np.ndarray:
+    """Number distinct ids in order of first appearance (src[0], dst[0], src[1], ...).
+
+    Writes each endpoint's number into ``prov_s``/``prov_d`` and returns ``uniq``: ``uniq[k]``
+    is the id numbered ``k``. The table
+    doubles whenever it is half full, so its size follows the number of distinct ids."""
+    bits = 16
+    table = np.zeros(2 << bits, src.dtype)
+    uniq = np.empty(1 << (bits - 1), src.dtype)
+    n = 0
+    m = src.shape[0]
+    for i in range(2 * m):
+        key = src[i >> 1] if i & 1 == 0 else dst[i >> 1]
+        k = _hash_insert(table, np.uint64(64 - bits), key, n)
+        if k == n:
+            if n == uniq.shape[0]:  # half full: double the table and rehash
+                bits += 1
+                grown = np.empty(1 << (bits - 1), src.dtype)
+                grown[:n] = uniq[:n]
+                uniq = grown
+                table = np.zeros(2 << bits, src.dtype)
+                for j in range(n):
+                    _hash_insert(table, np.uint64(64 - bits), uniq[j], j)
+                _hash_insert(table, np.uint64(64 - bits), key, n)
+            uniq[n] = key
+            n += 1
+        if i & 1 == 0:
+            prov_s[i >> 1] = k
+        else:
+            prov_d[i >> 1] = k
+    return uniq[:n].copy()
+
+
+@njit(cache=True, inline="always")
+def _bin_of(key, shift) -> int:
+    """The bin of ``key``: the top bits of another multiplicative hash than :func:`_slot`'s, so
+    that the ids of one bin still spread over its table's slots (``shift`` below 64: at least
+    two bins)."""
+    return np.int64((np.uint64(key) * np.uint64(0xD6E8FEB86659FD93)) >> shift)
+
+
+@njit(parallel=True, cache=True)
+def _bin_endpoints(src, dst, parts, bits, keys, pos):
+    """Every endpoint (``src[0], dst[0], src[1], ...``) into its bin, in input order within a
+    bin: ``keys`` the ids, ``pos`` each one's endpoint index. Returns the bins' ``binptr``."""
+    m2 = 2 * src.shape[0]
+    nb = np.int64(1) << bits
+    shift = np.uint64(64 - bits)
+    start = np.zeros((parts, nb), np.int64)
+    for t in prange(parts):
+        for i in range((m2 * t) // parts, (m2 * (t + 1)) // parts):
+            key = src[i >> 1] if i & 1 == 0 else dst[i >> 1]
+            start[t, _bin_of(key, shift)] += 1
+    binptr = np.empty(nb + 1, np.int64)
+    run = 0
+    for b in range(nb):
+        binptr[b] = run
+        for t in range(parts):
+            c = start[t, b]
+            start[t, b] = run
+            run += c
+    binptr[nb] = run
+    for t in prange(parts):
+        for i in range((m2 * t) // parts, (m2 * (t + 1)) // parts):
+            key = src[i >> 1] if i & 1 == 0 else dst[i >> 1]
+            b = _bin_of(key, shift)
+            p = start[t, b]
+            keys[p] = key
+            pos[p] = i
+            start[t, b] = p + 1
+    return binptr
+
+
+@njit(cache=True)
+def _number_bin(keys, pos, a0, a1, prov_s, prov_d) -> int:
+    """Number the distinct ids of the bin ``keys[a0:a1]`` in order of appearance: each
+    endpoint's number within the bin into ``prov_s``/``prov_d``, the distinct ids moved to the
+    bin's first slots (each number's id, at or before the slot it was read from). Returns how
+    many there are."""
+    bits = 10
+    table = np.zeros(2 << bits, keys.dtype)
+    n = 0
+    for p in range(a0, a1):
+        key = keys[p]
+        k = _hash_insert(table, np.uint64(64 - bits), key, n)
+        if k == n:
+            keys[a0 + n] = key
+            n += 1
+            if 4 * n > 3 * (table.shape[0] // 2):  # 3/4 full: double the table, rehash its ids
+                bits += 1
+                table = np.zeros(2 << bits, keys.dtype)
+                for j in range(n):
+                    _hash_insert(table, np.uint64(64 - bits), keys[a0 + j], j)
+        i = pos[p]
+        if i & 1 == 0:
+            prov_s[i >> 1] = k
+        else:
+            prov_d[i >> 1] = k
+    return n
+
+
+@njit(parallel=True, cache=True)
+def _number_bins(keys, pos, binptr, src, dst, prov_s, prov_d, bits):
+    """Number every bin (threads take bins), then make the numbers consecutive over the bins:
+    returns ``uniq``, ``uniq[k]`` the id numbered ``k``."""
+    nb = binptr.shape[0] - 1
+    count = np.zeros(nb + 1, np.int64)
+    for b in prange(nb):
+        count[b + 1] = _number_bin(keys, pos, binptr[b], binptr[b + 1], prov_s, prov_d)
+    offset = np.cumsum(count)
+    uniq = np.empty(offset[nb], keys.dtype)
+    for b in prange(nb):
+        a0 = binptr[b]
+        for j in range(count[b + 1]):
+            uniq[offset[b] + j] = keys[a0 + j]
+    shift = np.uint64(64 - bits)
+    for i in prange(src.shape[0]):
+        prov_s[i] += offset[_bin_of(src[i], shift)]
+        prov_d[i] += offset[_bin_of(dst[i], shift)]
+    return uniq
+
+
+def hash_number(src: np.ndarray, dst: np.ndarray, prov_s: np.ndarray, prov_d: np.ndarray) -> np.ndarray:
+    """Number the distinct ids of ``src`` and ``dst`` (one dtype, int64 or uint64): each
+    endpoint's number into ``prov_s``/``prov_d`` (int64, as long as ``src``) and returns
+    ``uniq``, ``uniq[k]`` the id numbered ``k`` (in no particular order: the caller sorts).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s, d = np.array([7, 2**40, 7]), np.array([2**40, 5, 5])
+    >>> ps, pd = np.empty(3, np.int64), np.empty(3, np.int64)
+    >>> uniq = hash_number(s, d, ps, pd)
+    >>> uniq[ps].tolist(), uniq[pd].tolist(), sorted(uniq.tolist())
+    ([7, 1099511627776, 7], [1099511627776, 5, 5], [5, 7, 1099511627776])
+    """
+    m2 = 2 * src.shape[0]
+    bits = int(min(8, max(1, (m2 >> 15).bit_length())))  # about 32,768 endpoints a bin, at most 256 bins
+    keys = np.empty(m2, src.dtype)
+    pos = np.empty(m2, np.int64)
+    binptr = _bin_endpoints(src, dst, max(1, min(get_num_threads(), m2)), bits, keys, pos)
+    return _number_bins(keys, pos, binptr, src, dst, prov_s, prov_d, bits)
