@@ -5,7 +5,10 @@ for ids spread too widely for a direct table).
 every endpoint into one of a few hundred bins by a hash of its id (a stable counting sort, one
 write stream per bin), then each thread numbers the bins it takes with a hash table of their own
 ids, small enough to stay in cache (a bin holds one part of the ids, so no two threads ever
-meet the same id), and last the bins' numbers are made consecutive. :func:`_hash_number`, the
+meet the same id), the bins' numbers are made consecutive and their tables kept side by side in
+one array, and last every endpoint's number is looked up in input order in its bin's table
+(reads that stay near the cache, where writing the numbers back from the bins' order would be
+one random write into a large array per endpoint). :func:`_hash_number`, the
 one-thread table over all the ids, is its reference in the tests.
 """
 
@@ -85,9 +88,9 @@ def _bin_of(key, shift) -> int:
 
 
 @njit(parallel=True, cache=True)
-def _bin_endpoints(src, dst, parts, bits, keys, pos):
-    """Every endpoint (``src[0], dst[0], src[1], ...``) into its bin, in input order within a
-    bin: ``keys`` the ids, ``pos`` each one's endpoint index. Returns the bins' ``binptr``."""
+def _bin_endpoints(src, dst, parts, bits, keys):
+    """Every endpoint's id (``src[0], dst[0], src[1], ...``) into its bin of ``keys``, in input
+    order within a bin. Returns the bins' ``binptr``."""
     m2 = 2 * src.shape[0]
     nb = np.int64(1) << bits
     shift = np.uint64(64 - bits)
@@ -111,24 +114,20 @@ def _bin_endpoints(src, dst, parts, bits, keys, pos):
             b = _bin_of(key, shift)
             p = start[t, b]
             keys[p] = key
-            pos[p] = i
             start[t, b] = p + 1
     return binptr
 
 
 @njit(cache=True)
-def _number_bin(keys, pos, a0, a1, prov_s, prov_d) -> int:
-    """Number the distinct ids of the bin ``keys[a0:a1]`` in order of appearance: each
-    endpoint's number within the bin into ``prov_s``/``prov_d``, the distinct ids moved to the
-    bin's first slots (each number's id, at or before the slot it was read from). Returns how
-    many there are."""
+def _distinct_in_bin(keys, a0, a1) -> int:
+    """Move the distinct ids of the bin ``keys[a0:a1]`` to its first slots, in order of
+    appearance (each at or before the slot it was read from); returns how many there are."""
     bits = 10
     table = np.zeros(2 << bits, keys.dtype)
     n = 0
     for p in range(a0, a1):
         key = keys[p]
-        k = _hash_insert(table, np.uint64(64 - bits), key, n)
-        if k == n:
+        if _hash_insert(table, np.uint64(64 - bits), key, n) == n:
             keys[a0 + n] = key
             n += 1
             if 4 * n > 3 * (table.shape[0] // 2):  # 3/4 full: double the table, rehash its ids
@@ -136,32 +135,53 @@ def _number_bin(keys, pos, a0, a1, prov_s, prov_d) -> int:
                 table = np.zeros(2 << bits, keys.dtype)
                 for j in range(n):
                     _hash_insert(table, np.uint64(64 - bits), keys[a0 + j], j)
-        i = pos[p]
-        if i & 1 == 0:
-            prov_s[i >> 1] = k
-        else:
-            prov_d[i >> 1] = k
     return n
 
 
+@njit(cache=True, inline="always")
+def _find(table, base, rbits, key) -> int:
+    """The number of ``key``, present in the table region of ``2**rbits`` slots at ``base``."""
+    mask = (np.int64(1) << rbits) - 1
+    h = _slot(key, np.uint64(64 - rbits))
+    while True:
+        j = 2 * (base + h)
+        if table[j] == key and table[j + 1] != 0:
+            return np.int64(table[j + 1]) - 1
+        h = (h + 1) & mask
+
+
 @njit(parallel=True, cache=True)
-def _number_bins(keys, pos, binptr, src, dst, prov_s, prov_d, bits):
-    """Number every bin (threads take bins), then make the numbers consecutive over the bins:
-    returns ``uniq``, ``uniq[k]`` the id numbered ``k``."""
+def _number_bins(keys, binptr, src, dst, prov_s, prov_d, bits):
+    """Number the ids bin by bin (threads take bins; numbers consecutive over the bins), keep
+    each bin's table in a region of one array (at most half full), then find every endpoint's
+    number in input order: returns ``uniq``, ``uniq[k]`` the id numbered ``k``."""
     nb = binptr.shape[0] - 1
     count = np.zeros(nb + 1, np.int64)
     for b in prange(nb):
-        count[b + 1] = _number_bin(keys, pos, binptr[b], binptr[b + 1], prov_s, prov_d)
+        count[b + 1] = _distinct_in_bin(keys, binptr[b], binptr[b + 1])
     offset = np.cumsum(count)
+    rbits = np.empty(nb, np.int64)
+    base = np.zeros(nb + 1, np.int64)
+    for b in range(nb):
+        r = 1
+        while (np.int64(1) << r) < 2 * count[b + 1]:
+            r += 1
+        rbits[b] = r
+        base[b + 1] = base[b] + (np.int64(1) << r)
+    table = np.zeros(2 * base[nb], keys.dtype)
     uniq = np.empty(offset[nb], keys.dtype)
     for b in prange(nb):
-        a0 = binptr[b]
+        region = table[2 * base[b] : 2 * base[b + 1]]
         for j in range(count[b + 1]):
-            uniq[offset[b] + j] = keys[a0 + j]
+            key = keys[binptr[b] + j]
+            uniq[offset[b] + j] = key
+            _hash_insert(region, np.uint64(64 - rbits[b]), key, offset[b] + j)
     shift = np.uint64(64 - bits)
     for i in prange(src.shape[0]):
-        prov_s[i] += offset[_bin_of(src[i], shift)]
-        prov_d[i] += offset[_bin_of(dst[i], shift)]
+        a = _bin_of(src[i], shift)
+        prov_s[i] = _find(table, base[a], rbits[a], src[i])
+        b = _bin_of(dst[i], shift)
+        prov_d[i] = _find(table, base[b], rbits[b], dst[i])
     return uniq
 
 
@@ -182,6 +202,5 @@ def hash_number(src: np.ndarray, dst: np.ndarray, prov_s: np.ndarray, prov_d: np
     m2 = 2 * src.shape[0]
     bits = int(min(8, max(1, (m2 >> 15).bit_length())))  # about 32,768 endpoints a bin, at most 256 bins
     keys = np.empty(m2, src.dtype)
-    pos = np.empty(m2, np.int64)
-    binptr = _bin_endpoints(src, dst, max(1, min(get_num_threads(), m2)), bits, keys, pos)
-    return _number_bins(keys, pos, binptr, src, dst, prov_s, prov_d, bits)
+    binptr = _bin_endpoints(src, dst, max(1, min(get_num_threads(), m2)), bits, keys)
+    return _number_bins(keys, binptr, src, dst, prov_s, prov_d, bits)
