@@ -23,7 +23,6 @@ from numba import njit
 
 __all__ = [
     "parse_edges",
-    "parse_from",
     "mode_flags",
     "locate_edge",
     "MODE_AUTO",
@@ -395,6 +394,16 @@ def _grow(a: np.ndarray, cap: int) -> np.ndarray:
     return out
 
 
+def mode_flags(buf: np.ndarray, i: int, mode: int) -> tuple[bool, bool]:
+    """``(weighted, strict)`` for ``mode`` with the data starting at byte ``i``: in
+    ``MODE_AUTO`` the first data line decides, and a later line with more columns is an error
+    (``strict``) when it has two."""
+    if mode == MODE_AUTO:
+        weighted = bool(_count_fields(buf, i) >= 3)
+        return weighted, not weighted
+    return mode == MODE_WEIGHTED, False
+
+
 def parse_edges(buf: np.ndarray, skip_rows: int, mode: int, capacity: int) -> tuple:
     """Parse an edge list held in ``buf`` (uint8), growing the output arrays as needed.
 
@@ -419,23 +428,6 @@ def parse_edges(buf: np.ndarray, skip_rows: int, mode: int, capacity: int) -> tu
     """
     i, line = _skip_lines(buf, skip_rows)
     weighted, strict = mode_flags(buf, i, mode)
-    return parse_from(buf, i, line, weighted, strict, capacity)
-
-
-def mode_flags(buf: np.ndarray, i: int, mode: int) -> tuple[bool, bool]:
-    """``(weighted, strict)`` for ``mode`` with the data starting at byte ``i``: in
-    ``MODE_AUTO`` the first data line decides, and a later line with more columns is an error
-    (``strict``) when it has two."""
-    if mode == MODE_AUTO:
-        weighted = bool(_count_fields(buf, i) >= 3)
-        return weighted, not weighted
-    return mode == MODE_WEIGHTED, False
-
-
-def parse_from(buf: np.ndarray, i: int, line: int, weighted: bool, strict: bool, capacity: int) -> tuple:
-    """:func:`parse_edges` from byte ``i`` (line number ``line``) to the end of ``buf``, with
-    the flags of :func:`mode_flags`; the same tuple, ``line`` the number of the line after the
-    last one read when there is no error."""
     cap = max(capacity, 16)
     src = np.empty(cap, np.uint64)
     dst = np.empty(cap, np.uint64)

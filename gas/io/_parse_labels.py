@@ -27,12 +27,9 @@ from gas.io._parse import (
     ERR_NO_WEIGHT,
     ERR_OK,
     ERR_ONE_COLUMN,
-    MODE_AUTO,
-    MODE_WEIGHTED,
     STOP_END,
     STOP_FB_FULL,
     STOP_FULL,
-    _count_fields,
     _grow,
     _is_end,
     _is_sep,
@@ -40,6 +37,7 @@ from gas.io._parse import (
     _next_line,
     _parse_weight,
     _skip_lines,
+    mode_flags,
 )
 
 __all__ = ["parse_labels"]
@@ -196,11 +194,7 @@ def parse_labels(buf: np.ndarray, skip_rows: int, mode: int, capacity: int) -> t
     and label ``j < nl`` is ``buf[starts[j] : starts[j] + lens[j]]``.
     """
     i, line = _skip_lines(buf, skip_rows)
-    if mode == MODE_AUTO:
-        weighted = bool(_count_fields(buf, i) >= 3)
-        strict = not weighted
-    else:
-        weighted, strict = mode == MODE_WEIGHTED, False
+    weighted, strict = mode_flags(buf, i, mode)
     cap = max(capacity, 16)
     src, dst = np.empty(cap, np.int64), np.empty(cap, np.int64)
     w = np.empty(cap if weighted else 0, np.float64)
