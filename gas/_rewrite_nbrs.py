@@ -4,8 +4,8 @@
   out-neighbour ids, from the vertex's first out-edge, out-degree long (read-only);
 * ``v.has_nbr(w)`` -> ``_gas_is_marked(_gas_row, v, w)``, with
   ``_gas_row = _gas_marked_row(_VC[m], v, ...)`` as the method's first statement: the calling
-  thread's row of marks, holding ``v`` at each of ``v``'s neighbours (written only when the thread
-  last marked another vertex), so each question costs O(1) (:func:`gas.setops.marked_row`).
+  thread's row of bits, set at ``v``'s neighbours (rewritten only when the thread last marked
+  another vertex), so each question costs O(1) (:func:`gas.setops.marked_row`).
   Only the method's own vertex (its first vertex parameter) has ``has_nbr``: one row per thread
   can hold one vertex's marks.
 
@@ -77,13 +77,13 @@ def has_nbr_call(
 
 
 def marks_on_entry(fdef: ast.FunctionDef, vertex: str, vcols: dict[str, int], ecols: dict[str, int]) -> None:
-    """``_gas_row = _gas_marked_row(_VC[m], v, _VC[s][v], _VC[d][v], _EC[k])`` as the method's
+    """``_gas_row = _gas_marked_row(_VC[m], v, _VC[s], _VC[d], _EC[k])`` as the method's
     first statement (:func:`gas.setops.marked_row`)."""
     args = [
         _load("_VC", vcols["_nbr_marks"]),
         ast.Name(id=vertex, ctx=ast.Load()),
-        _load("_VC", vcols["_nbr_start"], vertex),
-        _load("_VC", vcols["out_degree"], vertex),
+        _load("_VC", vcols["_nbr_start"]),
+        _load("_VC", vcols["out_degree"]),
         _load("_EC", ecols["_nbr_dst"]),
     ]
     call = ast.Call(func=ast.Name(id=_MARKED_ROW, ctx=ast.Load()), args=args, keywords=[])

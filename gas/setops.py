@@ -99,50 +99,61 @@ def is_undirected_simple(
 
 
 def nbr_marks(threads: int, num_ids: int) -> np.ndarray:
-    """The table behind ``v.has_nbr(w)``: one row of ``num_ids + 1`` marks per thread (the
-    last entry names the vertex whose neighbours the row marks, as ``-2 - v``), all unmarked
-    (-1); 32-bit when the ids fit (half the cache lines for the random probes). Make it here before any
+    """The table behind ``v.has_nbr(w)``: one row of bits per thread, a bit per id in
+    ``(num_ids + 63) // 64`` words (a million ids in 128 KiB, which stays in a core's cache
+    where a word per id would not), then a word that stays zero and a word naming the vertex
+    whose neighbours the row marks (``v + 1``; 0: none). Make it here before any
     :func:`marked_row` call: this also starts Numba's threading layer.
 
     Examples
     --------
-    >>> nbr_marks(2, 3).shape
-    (2, 4)
+    >>> nbr_marks(2, 130).shape  # 3 words of bits, the zero word, the owner
+    (2, 5)
     """
     numba.get_num_threads()  # starts the threading layer, which numba.get_thread_id() asks
-    dtype = np.int32 if num_ids < 2**31 - 1 else np.int64
-    return np.full((max(int(threads), 1), int(num_ids) + 1), -1, dtype)
+    words = (int(num_ids) + 63) >> 6
+    return np.zeros((max(int(threads), 1), words + 2), np.uint64)
 
 
 @njit(cache=True, inline="always")
-def marked_row(marks: np.ndarray, v: int, start: int, deg: int, nbrs: np.ndarray) -> np.ndarray:
-    """The calling thread's row of a :func:`nbr_marks` table, holding ``v`` at each of ``v``'s
-    neighbours ``nbrs[start : start + deg]``: what a method that calls ``v.has_nbr`` takes on
-    entry. The row is written only when the thread last marked another vertex (``O(deg)``
-    then; its last entry names the vertex marked, as ``-2 - v``, a value no vertex id has), so
-    each question costs ``O(1)``
-    (:func:`is_marked`), as networkit's and Ligra's triangle counts mark one list and probe it.
-    An entry equal to ``v`` can only have been written by ``v``'s marking, and neighbour lists
-    never change during a run, so a stale row never answers wrongly. A thread beyond the
+def marked_row(
+    marks: np.ndarray, v: int, starts: np.ndarray, degs: np.ndarray, nbrs: np.ndarray
+) -> np.ndarray:
+    """The calling thread's row of a :func:`nbr_marks` table, with the bits of ``v``'s
+    neighbours ``nbrs[starts[v] : starts[v] + degs[v]]`` set and no others: what a method that
+    calls ``v.has_nbr`` takes on entry. The row changes only when the thread last marked
+    another vertex: that vertex's words are zeroed (``O(its degree)``) and ``v``'s bits set
+    (``O(deg)``); so each question costs ``O(1)`` (:func:`is_marked`), as networkit's and
+    Ligra's triangle counts mark one list and probe it. Neighbour lists never change during a
+    run, so a row that names ``v`` holds exactly ``v``'s neighbours. A thread beyond the
     table's rows gets a fresh row of its own.
 
     Examples
     --------
     >>> import numpy as np
-    >>> row = marked_row(nbr_marks(64, 5), 0, 0, 3, np.array([1, 3, 4]))  # vertex 0: 1, 3, 4
-    >>> row.tolist()
-    [-1, 0, -1, 0, 0, -2]
+    >>> nbrs, starts, degs = np.array([1, 3, 4, 0]), np.array([0, 3]), np.array([3, 1])
+    >>> marks = nbr_marks(64, 5)
+    >>> int(marked_row(marks, 0, starts, degs, nbrs)[0])  # vertex 0: bits 1, 3 and 4
+    26
+    >>> int(marked_row(marks, 1, starts, degs, nbrs)[0])  # vertex 1: bit 0 only
+    1
     """
     t = numba.get_thread_id()
-    size = marks.shape[1] - 1
-    row = marks[t] if t < marks.shape[0] else np.full_like(marks[0], -1)
-    tag = -2 - v
-    if row[size] != tag:
-        for k in range(start, start + deg):
+    row = marks[t] if t < marks.shape[0] else np.zeros_like(marks[0])
+    owner = row.shape[0] - 1
+    words = owner - 1  # row[words]: the zero word, read by ids outside the row
+    if row[owner] != np.uint64(v + 1):
+        if row[owner] != 0:  # clear the last vertex's words (only its bits are set in them)
+            p = np.int64(row[owner]) - 1
+            for k in range(starts[p], starts[p] + degs[p]):
+                x = nbrs[k]
+                if 0 <= x < (words << 6):
+                    row[x >> 6] = 0
+        for k in range(starts[v], starts[v] + degs[v]):
             x = nbrs[k]
-            if 0 <= x < size:
-                row[x] = v
-        row[size] = tag
+            if 0 <= x < (words << 6):
+                row[x >> 6] |= np.uint64(1) << np.uint64(x & 63)
+        row[owner] = np.uint64(v + 1)
     return row
 
 
@@ -154,13 +165,13 @@ def is_marked(row: np.ndarray, v: int, w: int) -> bool:
     Examples
     --------
     >>> import numpy as np
-    >>> row = marked_row(nbr_marks(64, 5), 0, 0, 3, np.array([1, 3, 4]))
+    >>> nbrs, starts, degs = np.array([1, 3, 4]), np.array([0]), np.array([3])
+    >>> row = marked_row(nbr_marks(64, 5), 0, starts, degs, nbrs)
     >>> bool(is_marked(row, 0, 3)), bool(is_marked(row, 0, 2)), bool(is_marked(row, 0, 9))
     (True, False, False)
     """
-    size = row.shape[0] - 1
-    # no branch (the probe loops of a gather then run 1.6x faster than with "0 <= w < size and
-    # ..."): an id outside the row reads the last entry instead, which holds -2 - v, never v (and
-    # no second test: the triangle count's probe loop runs 1.1-1.17x faster than with "i != size")
-    i = w if np.uint64(w) < np.uint64(size) else size
-    return row[i] == v
+    words = row.shape[0] - 2
+    # no branch (a probe loop runs faster without one): an id outside the row reads the zero
+    # word instead
+    i = w >> 6 if np.uint64(w) < np.uint64(words << 6) else words
+    return (row[i] >> np.uint64(w & 63)) & np.uint64(1) != 0
