@@ -52,6 +52,26 @@ def test_cc_random_graphs_and_debug_mode():
     assert g.ids[connected_components(g, debug=True)].tolist() == expect
 
 
+def test_cc_on_graphs_listing_both_directions_uses_out_edges_only():
+    # a random undirected graph, stored with both directions (as simple_undirected and undirected
+    # loads store it): the out-edge program must give networkx's undirected components, in the
+    # normal and the debug engine; a directed graph keeps the all-edges program
+    from gas.algorithms.components import lists_both_directions
+
+    rng = np.random.default_rng(2)
+    src, dst = rng.integers(0, 400, 300), rng.integers(0, 400, 300)
+    G = nx.Graph(list(zip(src.tolist(), dst.tolist())))
+    G.add_nodes_from(range(400))
+    ref = {v: min(c) for c in nx.connected_components(G) for v in c}  # independent reference
+    g = gas.Graph.from_edges(src, dst, num_vertices=400).simple_undirected()
+    assert lists_both_directions(g)
+    assert not lists_both_directions(gas.Graph.from_edges(src, dst, num_vertices=400))
+    expect = [ref[i] for i in g.ids.tolist()]
+    assert g.ids[connected_components(g)].tolist() == expect
+    assert g.ids[connected_components(g, debug=True)].tolist() == expect
+    assert g.ids[connected_components(g, engine="async")].tolist() == expect
+
+
 def test_sssp_weighted_matches_dijkstra():
     rng = np.random.default_rng(2)
     src, dst = rng.integers(0, 400, 3000), rng.integers(0, 400, 3000)
