@@ -50,6 +50,8 @@ __all__ = [
     "label_propagation_phased",
     "community_labels",
     "most_frequent",
+    "label_type",
+    "small_labels",
 ]
 
 
@@ -136,14 +138,48 @@ def _count_hashed(labels: np.ndarray, own: int) -> tuple[int, bool]:
     return top, mine == best
 
 
+def label_type(labels: type) -> type:
+    """``np.int32`` or ``np.int64`` (the integer type of a label program's labels), else
+    :class:`gas.GasError`.
+
+    Examples
+    --------
+    >>> label_type(np.int32) is np.int32
+    True
+    """
+    kind = np.dtype(labels)
+    if kind not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise GasError(f"Expected labels=np.int32 or np.int64 (got {labels!r})")
+    return kind.type
+
+
+def small_labels(n: int) -> type:
+    """The narrowest label type for vertex ids ``0..n-1``.
+
+    Examples
+    --------
+    >>> small_labels(10) is np.int32, small_labels(2**31) is np.int64
+    (True, True)
+    """
+    return np.int32 if n < np.iinfo(np.int32).max else np.int64
+
+
 class AsyncLabelPropagationProgram(VertexProgram):
-    """One asynchronous label propagation update (run on :meth:`gas.Graph.simple_undirected`)."""
+    """One asynchronous label propagation update (run on :meth:`gas.Graph.simple_undirected`);
+    ``labels``: the labels' integer type (as :class:`~gas.algorithms.label_propagation.\
+LabelPropagationProgram`'s)."""
 
     vertex_data = {"label": np.int64, "moved": np.bool_}
     gather_edges = OUT
     scatter_edges = OUT
     gather_type = Slots(np.int64)
     checked = False
+
+    def __init__(self, labels: type = np.int64) -> None:
+        kind = label_type(labels)
+        if kind is not np.int64:
+            self.vertex_data = {"label": kind, "moved": np.bool_}
+            self.gather_type = Slots(kind)
 
     def init(self, v, ctx):
         v.label = v.vid
@@ -254,8 +290,8 @@ def label_propagation_async(
         return np.zeros(0, np.int64)
     budget = 100 * (n + S.num_edges) if max_work is None else int(max_work)
     res = run(
-        S, AsyncLabelPropagationProgram(), engine="async", threads=threads, scheduler=scheduler,
-        consistency=consistency, max_iter=budget, max_work=budget,
+        S, AsyncLabelPropagationProgram(small_labels(n)), engine="async", threads=threads,
+        scheduler=scheduler, consistency=consistency, max_iter=budget, max_work=budget,
     )  # fmt: skip
     if not res.converged:
         raise ConvergenceError(

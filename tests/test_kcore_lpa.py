@@ -121,6 +121,31 @@ def test_communities_equal_networkx_on_one_and_several_threads(threads):
         assert g.ids[label_propagation_communities(g, threads=threads)].tolist() == _nx_communities(name, g)
 
 
+def test_label_types_give_the_same_communities():
+    # the functions run 32-bit labels; the 64-bit program (the classes' default) must reach the
+    # same labels on the same schedule, and each equals networkx's (independent reference)
+    from gas.algorithms.label_propagation import LabelPropagationProgram, _by_class, largest_first_coloring
+
+    name, g = next(iter(_graphs()))
+    s = g.simple_undirected()
+    color = largest_first_coloring(s.out_indptr, s.dst)
+    R, order = _by_class(s, color, 1)
+    got = []
+    for kind in (np.int32, np.int64):
+        prog = LabelPropagationProgram(order, kind)
+        eng = gas.AsyncEngine(R, prog, scheduler="priority", priority_ratio=0.0, consistency="edge",
+                              threads=1)  # fmt: skip
+        assert eng.run(1000).converged
+        assert eng.columns["label"].dtype == kind
+        labels = np.empty(s.num_vertices, np.int64)
+        labels[order] = eng.columns["label"]
+        got.append(labels)
+    assert np.array_equal(got[0], got[1])
+    assert g.ids[label_propagation_communities(g, threads=1)].tolist() == _nx_communities(name, g)
+    with pytest.raises(gas.GasError, match="labels=np.int32 or np.int64"):
+        LabelPropagationProgram(order, np.float64)
+
+
 def test_largest_first_coloring_is_networkx_greedy_color():
     from gas.algorithms.label_propagation import largest_first_coloring
 
@@ -141,6 +166,7 @@ def test_most_frequent_short_and_long_lists():
             labels = rng.integers(0, max(1, d // 3), d) * 1_000_003  # spread keys, many ties
             own = int(labels[0]) if d and rng.random() < 0.7 else 5
             got = most_frequent(labels.copy(), own)
+            assert most_frequent(labels.astype(np.int32), own) == got  # 32-bit labels: same choice
             # expected: counted with collections.Counter (networkx's rule: largest of the most
             # frequent; own label kept when among them)
             c = Counter(labels.tolist())
