@@ -41,6 +41,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 from numba import njit, prange
@@ -68,8 +70,8 @@ class LabelPropagationProgram(VertexProgram):
     engine, one colour class at a time): the vertex takes the rule's label among its neighbours'
     and, if it changed, schedules the neighbours holding another label. ``start[v]`` is vertex
     ``v``'s first label (its id before the renumbering by colour class). ``labels`` is the
-    labels' integer type: ``np.int32`` (fewer than ``2**31`` vertices) halves what the gather
-    reads and the slots hold (1.09-1.21x faster, paired, bench/RESULTS.md)."""
+    labels' integer type, ``"int64"`` or ``"int32"``: 32-bit labels (fewer than ``2**31``
+    vertices) halve what the gather reads and the slots hold (1.09-1.21x faster, paired, bench/RESULTS.md)."""
 
     vertex_data = {"label": np.int64, "changed": np.bool_}
     gather_edges = OUT
@@ -77,7 +79,7 @@ class LabelPropagationProgram(VertexProgram):
     gather_type = Slots(np.int64)
     checked = False
 
-    def __init__(self, start: np.ndarray, labels: type = np.int64) -> None:
+    def __init__(self, start: np.ndarray, labels: Any = "int64") -> None:
         self.start = np.ascontiguousarray(start, dtype=np.int64)
         kind = label_type(labels)
         if kind is not np.int64:

@@ -138,16 +138,19 @@ def _count_hashed(labels: np.ndarray, own: int) -> tuple[int, bool]:
     return top, mine == best
 
 
-def label_type(labels: type) -> type:
-    """``np.int32`` or ``np.int64`` (the integer type of a label program's labels), else
-    :class:`gas.GasError`.
+def label_type(labels: Any) -> type:
+    """``np.int32`` or ``np.int64`` for ``labels`` (``"int32"``, ``np.int32``, ...: the integer
+    type of a label program's labels), else :class:`gas.GasError`.
 
     Examples
     --------
-    >>> label_type(np.int32) is np.int32
-    True
+    >>> label_type("int32") is np.int32, label_type(np.int64) is np.int64
+    (True, True)
     """
-    kind = np.dtype(labels)
+    try:
+        kind = np.dtype(labels)
+    except TypeError:
+        kind = None
     if kind not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise GasError(f"Expected labels=np.int32 or np.int64 (got {labels!r})")
     return kind.type
@@ -175,7 +178,7 @@ LabelPropagationProgram`'s)."""
     gather_type = Slots(np.int64)
     checked = False
 
-    def __init__(self, labels: type = np.int64) -> None:
+    def __init__(self, labels: Any = "int64") -> None:
         kind = label_type(labels)
         if kind is not np.int64:
             self.vertex_data = {"label": kind, "moved": np.bool_}
