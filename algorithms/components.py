@@ -27,7 +27,43 @@ from gas.graph import Graph
 from gas.options import RunOptions
 from gas.program import ALL, OUT, VertexProgram
 
-__all__ = ["ComponentsProgram", "SymmetricComponentsProgram", "connected_components", "lists_both_directions"]
+__all__ = [
+    "ComponentsProgram",
+    "SymmetricComponentsProgram",
+    "connected_components",
+    "lists_both_directions",
+    "label_type",
+    "small_labels",
+]
+
+
+def label_type(labels: Any) -> type:
+    """``np.int32`` or ``np.int64`` for ``labels`` (``"int32"``, ``np.int32``, ...: the integer
+    type of a label program's labels), else :class:`gas.GasError`.
+
+    Examples
+    --------
+    >>> label_type("int32") is np.int32, label_type(np.int64) is np.int64
+    (True, True)
+    """
+    try:
+        kind = np.dtype(labels)
+    except TypeError:
+        kind = None
+    if kind not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise GasError(f"Expected labels=np.int32 or np.int64 (got {labels!r})")
+    return kind.type
+
+
+def small_labels(n: int) -> type:
+    """The narrowest label type for vertex ids ``0..n-1``.
+
+    Examples
+    --------
+    >>> small_labels(10) is np.int32, small_labels(2**31) is np.int64
+    (True, True)
+    """
+    return np.int32 if n < np.iinfo(np.int32).max else np.int64
 
 
 class ComponentsProgram(VertexProgram):
@@ -46,12 +82,7 @@ class ComponentsProgram(VertexProgram):
     gather_zero = np.iinfo(np.int64).max
 
     def __init__(self, labels: Any = "int64") -> None:
-        try:
-            kind = np.dtype(labels)
-        except TypeError:
-            kind = None
-        if kind not in (np.dtype(np.int32), np.dtype(np.int64)):
-            raise GasError(f"Expected labels=np.int32 or np.int64 (got {labels!r})")
+        kind = np.dtype(label_type(labels))
         if kind != np.dtype(np.int64):
             self.vertex_data = {"label": kind.type, "changed": np.bool_}
             self.gather_type = kind.type
@@ -152,7 +183,7 @@ def connected_components(
     # one process on the CPU: half the edge visits where the out-lists already hold every
     # neighbour, and 32-bit labels where the ids fit
     here = procs == 1 and engine != "cuda"
-    labels = np.int32 if here and G.num_vertices < np.iinfo(np.int32).max else np.int64
+    labels = small_labels(G.num_vertices) if here else np.int64
     kind = SymmetricComponentsProgram if here and lists_both_directions(G) else ComponentsProgram
     program = kind(labels)
     res = run(

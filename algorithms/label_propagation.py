@@ -47,13 +47,12 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from gas.algorithms.components import label_type, small_labels
 from gas.algorithms.kcore import simple_view
 from gas.algorithms.label_propagation_variants import (
     community_labels,
     label_propagation_phased,
-    label_type,
     most_frequent,
-    small_labels,
 )
 from gas.async_engine import AsyncEngine
 from gas.errors import ConvergenceError, GasError

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from gas.algorithms.components import label_type, small_labels
 from gas.algorithms.kcore import simple_view
 from gas.api import run
 from gas.errors import ConvergenceError, GasError
@@ -50,8 +51,6 @@ __all__ = [
     "label_propagation_phased",
     "community_labels",
     "most_frequent",
-    "label_type",
-    "small_labels",
 ]
 
 
@@ -136,35 +135,6 @@ def _count_hashed(labels: np.ndarray, own: int) -> tuple[int, bool]:
         if x == own:
             mine = c
     return top, mine == best
-
-
-def label_type(labels: Any) -> type:
-    """``np.int32`` or ``np.int64`` for ``labels`` (``"int32"``, ``np.int32``, ...: the integer
-    type of a label program's labels), else :class:`gas.GasError`.
-
-    Examples
-    --------
-    >>> label_type("int32") is np.int32, label_type(np.int64) is np.int64
-    (True, True)
-    """
-    try:
-        kind = np.dtype(labels)
-    except TypeError:
-        kind = None
-    if kind not in (np.dtype(np.int32), np.dtype(np.int64)):
-        raise GasError(f"Expected labels=np.int32 or np.int64 (got {labels!r})")
-    return kind.type
-
-
-def small_labels(n: int) -> type:
-    """The narrowest label type for vertex ids ``0..n-1``.
-
-    Examples
-    --------
-    >>> small_labels(10) is np.int32, small_labels(2**31) is np.int64
-    (True, True)
-    """
-    return np.int32 if n < np.iinfo(np.int32).max else np.int64
 
 
 class AsyncLabelPropagationProgram(VertexProgram):
