@@ -82,10 +82,10 @@ class ComponentsProgram(VertexProgram):
     gather_zero = np.iinfo(np.int64).max
 
     def __init__(self, labels: Any = "int64") -> None:
-        kind = np.dtype(label_type(labels))
-        if kind != np.dtype(np.int64):
-            self.vertex_data = {"label": kind.type, "changed": np.bool_}
-            self.gather_type = kind.type
+        kind = label_type(labels)
+        if kind is not np.int64:
+            self.vertex_data = {"label": kind, "changed": np.bool_}
+            self.gather_type = kind
             self.gather_zero = np.iinfo(kind).max
 
     def init(self, v, ctx):

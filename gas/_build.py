@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from gas._hash_ids import hash_number
+from gas._hash_ids import hash_number, run_starts
 from gas.config import CONFIG
 
 __all__ = [
@@ -147,20 +147,11 @@ def _fill_starts(keys: np.ndarray, shift: int, start: np.ndarray) -> np.ndarray:
     with where run ``t``'s first entry of bucket ``b`` goes (after those of runs ``< t``) and
     returns the buckets' ``indptr``."""
     m = keys.shape[0]
-    parts, n = start.shape
+    parts = start.shape[0]
     for t in prange(parts):
         for i in range((m * t) // parts, (m * (t + 1)) // parts):
             start[t, keys[i] >> shift] += 1
-    indptr = np.empty(n + 1, np.int64)
-    run = 0
-    for b in range(n):
-        indptr[b] = run
-        for t in range(parts):
-            c = start[t, b]
-            start[t, b] = run
-            run += c
-    indptr[n] = run
-    return indptr
+    return run_starts(start)
 
 
 @njit(cache=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-__all__ = ["hash_number"]
+__all__ = ["hash_number", "run_starts"]
 
 
 @njit(cache=True)
@@ -87,6 +87,32 @@ def _bin_of(key, shift) -> int:
     return np.int64((np.uint64(key) * np.uint64(0xD6E8FEB86659FD93)) >> shift)
 
 
+@njit(cache=True)
+def run_starts(start: np.ndarray) -> np.ndarray:
+    """The exclusive prefix of a counting sort split over runs of its input: ``start[t, b]``
+    holds how many keys of run ``t`` fall in bucket ``b`` and becomes where run ``t``'s first
+    one goes (after every key of the buckets before ``b`` and of the runs before ``t`` in
+    ``b``). Returns the buckets' ``indptr``.
+
+    Examples
+    --------
+    >>> start = np.array([[1, 2], [3, 0]])
+    >>> run_starts(start).tolist(), start.tolist()
+    ([0, 4, 6], [[0, 4], [1, 6]])
+    """
+    parts, n = start.shape
+    indptr = np.empty(n + 1, np.int64)
+    run = 0
+    for b in range(n):
+        indptr[b] = run
+        for t in range(parts):
+            c = start[t, b]
+            start[t, b] = run
+            run += c
+    indptr[n] = run
+    return indptr
+
+
 @njit(parallel=True, cache=True)
 def _bin_endpoints(src, dst, parts, bits, keys):
     """Every endpoint's id (``src[0], dst[0], src[1], ...``) into its bin of ``keys``, in input
@@ -99,15 +125,7 @@ def _bin_endpoints(src, dst, parts, bits, keys):
         for i in range((m2 * t) // parts, (m2 * (t + 1)) // parts):
             key = src[i >> 1] if i & 1 == 0 else dst[i >> 1]
             start[t, _bin_of(key, shift)] += 1
-    binptr = np.empty(nb + 1, np.int64)
-    run = 0
-    for b in range(nb):
-        binptr[b] = run
-        for t in range(parts):
-            c = start[t, b]
-            start[t, b] = run
-            run += c
-    binptr[nb] = run
+    binptr = run_starts(start)
     for t in prange(parts):
         for i in range((m2 * t) // parts, (m2 * (t + 1)) // parts):
             key = src[i >> 1] if i & 1 == 0 else dst[i >> 1]
