@@ -114,30 +114,35 @@ class CoreProgram(VertexProgram):
 class PeelCoreProgram(VertexProgram):
     """The peeling (Batagelj and Zaversnik's order) as a vertex program for the asynchronous
     engine: run it on :meth:`gas.Graph.simple_undirected` with ``scheduler="priority",
-    priority_ratio=1.0, threads=1, cascade=True`` and every vertex's first priority
-    ``1 / (1 + degree)``.
+    priority_ratio=1.0, cascade=True`` and every vertex's first priority ``1 / (1 + degree)``,
+    on one thread or several.
 
-    ``deg`` is how many neighbours are still in the graph, ``floor`` the largest core number of
-    a removed neighbour, ``core`` -1 until the vertex is removed. The priority scheduler runs
-    the vertices of the smallest remaining degree (ratio 1: only the highest priority), and a
-    vertex's removal lowers each remaining neighbour's ``deg`` (a write into the neighbour:
-    ``full`` consistency) and signals it with its new priority, so a neighbour that falls to
-    that degree is removed in the same pass. A removed vertex's core number is
-    ``max(deg, floor)``: its degree when it left, unless neighbours removed at a higher level
-    took it lower (then one of them holds that level). No gather: each edge is visited once,
-    by the removal of its first end.
+    ``deg`` is how many neighbours a vertex still counts, ``core`` -1 until it is removed. The
+    priority scheduler runs the vertices of the smallest remaining degree ``k`` (ratio 1: only
+    the highest priority) and removes each with core number ``deg`` (= ``k``). Its scatter
+    lowers by one the ``deg`` of each neighbour still above ``k`` and signals it with its new
+    priority; a neighbour that falls to ``k`` runs in the same pass (the cascade). A neighbour
+    at ``k`` or below is left alone, so no ``deg`` falls below the level being removed, and
+    each edge is visited once, by the removal of its first end. ``fresh`` marks the update that
+    removed the vertex: a second update (a signal that arrived while it ran) changes nothing.
+
+    The lowering is ``nbr.compare_swap("deg", d, d - 1)``, retried until it lands or the
+    neighbour is at ``k``: an atomic write into the neighbour, so the program needs only
+    ``vertex`` consistency and several threads remove the vertices of one level at once, each
+    following the cascades its own removals start (:func:`k_async_pass_par` in the engine's
+    kernels), as ParK and PKC do in plain C++.
 
     Examples
     --------
     >>> import gas, numpy as np
     >>> g = gas.Graph.from_edges([0, 0, 1, 2], [1, 2, 2, 3]).simple_undirected()
     >>> eng = gas.AsyncEngine(g, PeelCoreProgram(), scheduler="priority", priority_ratio=1.0,
-    ...                       consistency="full", threads=1, cascade=True)
+    ...                       threads=2, cascade=True)
     >>> eng.run(max_iter=10, priority=1.0 / (1.0 + g.out_degree)).output.tolist()
     [2, 2, 2, 1]
     """
 
-    vertex_data = {"core": np.int32, "deg": np.int32, "floor": np.int32}
+    vertex_data = {"core": np.int32, "deg": np.int32, "fresh": np.bool_}
     gather_edges = NONE
     scatter_edges = OUT
     checked = False
@@ -145,17 +150,21 @@ class PeelCoreProgram(VertexProgram):
     def init(self, v, ctx):
         v.core = -1
         v.deg = v.out_degree
-        v.floor = 0
+        v.fresh = False
 
     def apply(self, v, total, ctx):
-        v.core = max(v.deg, v.floor)
+        v.fresh = v.core < 0  # a second run (a late signal) removes nothing
+        if v.fresh:
+            v.core = v.deg
 
     def scatter(self, v, e, nbr):
-        if nbr.core < 0:
-            nbr.deg -= 1
-            if v.core > nbr.floor:
-                nbr.floor = v.core
-            return 1.0 / (1.0 + nbr.deg)
+        k = v.core
+        d = nbr.deg
+        while v.fresh and d > k:
+            found = nbr.compare_swap("deg", d, d - 1)
+            if found == d:
+                return 1.0 / d  # its new degree d - 1 as a priority, 1 / (1 + degree)
+            d = found
         return 0.0
 
 
@@ -189,8 +198,8 @@ def core_number(
     undirected simple view.
 
     One process: :class:`PeelCoreProgram` on the asynchronous engine (``priority``
-    scheduler, one thread: a sequential pass, so ``threads`` is not used; its engine is kept on
-    ``G`` for the next call), ``max_iter`` rounds (default: the vertices plus one, always
+    scheduler, ``threads`` threads removing each level's vertices at once; its engine is kept
+    on ``G`` for the next call), ``max_iter`` rounds (default: the vertices plus one, always
     enough: each round removes a vertex). ``procs > 1``: the h-index iteration
     :class:`CoreProgram` on the synchronous engine, local processes (``procs``, ``partition``:
     as :func:`gas.run`'s; each vertex's edges moved to its master's process for its slots),
@@ -212,15 +221,11 @@ def core_number(
         budget = n + 1 if max_iter is None else max_iter
         res = run(S, CoreProgram(), max_iter=budget, threads=threads, procs=procs, partition=partition)
     else:
-        eng = S.__dict__.pop("_gas_kcore_engine", None) or AsyncEngine(
-            S,
-            PeelCoreProgram(),
-            scheduler="priority",
-            priority_ratio=1.0,
-            consistency="full",
-            threads=1,
-            cascade=True,
-        )
+        eng = S.__dict__.pop("_gas_kcore_engine", None)
+        if eng is None or eng.threads != threads:
+            eng = AsyncEngine(
+                S, PeelCoreProgram(), scheduler="priority", priority_ratio=1.0, threads=threads, cascade=True
+            )
         res = eng.run(max_iter=n + 1 if max_iter is None else max_iter, priority=1.0 / (1.0 + S.out_degree))
         S.__dict__["_gas_kcore_engine"] = eng  # every run starts from init: nothing leaks
     require_converged(res, "core_number")

@@ -109,6 +109,7 @@ def _header(spec: BoundProgram, jit: bool) -> str:
         "        return args[0] if args and callable(args[0]) else (lambda f: f)",
         "    prange = range",
         "from gas.threads import spread_step as _spread_py",
+        "from gas._atomics import atomic_or_byte as _or_byte, swap_byte_if as _swap_byte",
         "_spread = _nb.njit(_spread_py, inline='always') if JIT else _spread_py",
         "def _wrap(f):",
         # inlined into the kernels at Numba IR level: a call per edge that is not inlined costs

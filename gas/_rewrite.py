@@ -61,6 +61,8 @@ from gas._boundscheck import (
     check_range,
     extent,
 )
+from gas._rewrite_atomics import ATOMIC_METHODS, atomic_call
+from gas._rewrite_atomics import HELPERS as ATOMIC_HELPERS
 from gas._rewrite_nbrs import HELPERS as NBR_HELPERS
 from gas._rewrite_nbrs import has_nbr_call, marks_on_entry, neighbour_slice
 from gas.errors import ProgramError
@@ -208,6 +210,7 @@ class _Rewriter(ast.NodeTransformer):
         arrays: dict[str, int] | None = None,
     ) -> None:
         self.where, self.roles, self.known = where, roles, known
+        self.vertex_dtypes: dict[str, Any] = {}  # the declared fields' (for X.fetch_add)
         self.arrays = arrays or {}
         self.vcols, self.ecols = vcols, ecols
         self.line0, self.filename = line0, filename
@@ -282,14 +285,12 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         f = node.func
-        if (
-            isinstance(f, ast.Attribute)
-            and f.attr == "has_nbr"
-            and isinstance(f.value, ast.Name)
-            and self.roles.get(f.value.id) == "vertex"
-        ):
+        vertex = isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and self.roles.get(f.value.id)
+        if vertex == "vertex" and f.attr == "has_nbr":
             self.marks_used = f.value.id
             return has_nbr_call(node, f.value.id, self.roles, self.visit, self._err)
+        if vertex == "vertex" and f.attr in ATOMIC_METHODS:
+            return atomic_call(node, f.value.id, self)
         return self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
@@ -301,6 +302,10 @@ class _Rewriter(ast.NodeTransformer):
             return node
         if attr == "has_nbr" and role == "vertex":
             raise self._err(node, f"uses '{name}.has_nbr' without calling it. Fix: {name}.has_nbr(w)")
+        if attr in ATOMIC_METHODS and role == "vertex":
+            raise self._err(
+                node, f"uses '{name}.{attr}' without calling it. Fix: {name}.{attr}('field', ...)"
+            )
         names = self.known[role]
         if attr not in names:
             raise self._err(
@@ -505,25 +510,8 @@ def _context_from_columns(fdef: ast.FunctionDef, ctx_column: int) -> None:
     fdef.body.insert(0, ast.copy_location(first, fdef.body[0]))
 
 
-def rewrite_method(
-    fn: Callable[..., Any],
-    where: str,
-    roles_by_position: tuple[str, ...],
-    known: dict[str, list[str]],
-    vcols: dict[str, int],
-    ecols: dict[str, int],
-    checks: MethodChecks | None = None,
-    arrays: dict[str, int] | None = None,
-    ctx_column: int | None = None,
-) -> Callable[..., Any]:
-    """Return ``fn`` rewritten to take ``(self, _VC, _EC, *params)`` with ids for records.
-
-    ``roles_by_position`` gives the role of each parameter after ``self``: ``"vertex"``,
-    ``"edge"``, ``"ctx"`` or ``""`` for a plain value. With ``checks`` every integer index goes
-    through :func:`check_index` (sites numbered in ``checks.table``). ``arrays`` maps the
-    program's array attributes to their positions in ``_VC``; with ``ctx_column`` the last
-    parameter (a context) is dropped and read from ``_VC[ctx_column][0]`` instead.
-    """
+def _method_tree(fn: Callable[..., Any], where: str) -> tuple[ast.Module, ast.FunctionDef]:
+    """The syntax tree of method ``fn`` (named ``where`` in errors) and its definition."""
     try:
         src = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError):
@@ -536,6 +524,31 @@ def rewrite_method(
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef):
         raise ProgramError(f"{where} must be defined with 'def' (got {type(fdef).__name__})")
+    return tree, fdef
+
+
+def rewrite_method(
+    fn: Callable[..., Any],
+    where: str,
+    roles_by_position: tuple[str, ...],
+    known: dict[str, list[str]],
+    vcols: dict[str, int],
+    ecols: dict[str, int],
+    checks: MethodChecks | None = None,
+    arrays: dict[str, int] | None = None,
+    ctx_column: int | None = None,
+    vertex_dtypes: dict[str, Any] | None = None,
+) -> Callable[..., Any]:
+    """Return ``fn`` rewritten to take ``(self, _VC, _EC, *params)`` with ids for records.
+
+    ``roles_by_position`` gives the role of each parameter after ``self``: ``"vertex"``,
+    ``"edge"``, ``"ctx"`` or ``""`` for a plain value. With ``checks`` every integer index goes
+    through :func:`check_index` (sites numbered in ``checks.table``). ``arrays`` maps the
+    program's array attributes to their positions in ``_VC``; with ``ctx_column`` the last
+    parameter (a context) is dropped and read from ``_VC[ctx_column][0]`` instead.
+    ``vertex_dtypes``: the declared fields', for atomic calls (:mod:`gas._rewrite_atomics`).
+    """
+    tree, fdef = _method_tree(fn, where)
     fdef.decorator_list = []
     params = [a.arg for a in fdef.args.args]
     roles = {params[0]: "self"} if params else {}
@@ -547,6 +560,7 @@ def rewrite_method(
     if checks is not None:
         labels = {p: lab for p, lab in zip(params[1:], checks.labels) if lab}
     rw = _Rewriter(where, roles, known, vcols, ecols, line0, fn.__code__.co_filename, checks, labels, arrays)
+    rw.vertex_dtypes = vertex_dtypes or {}
     if params:
         _check_no_self_writes(fdef, params[0], rw._err)
     fdef.body = [rw.visit(s) for s in fdef.body]
@@ -570,7 +584,7 @@ def rewrite_method(
     env = module.__dict__
     env.update({k: v for k, v in fn.__globals__.items() if k not in ("__name__", "__spec__", "__loader__")})
     env["__name__"] = modname
-    env.update(NBR_HELPERS)
+    env.update(NBR_HELPERS | ATOMIC_HELPERS)
     if checks is not None:
         env.update(
             {_CHECK: check_index, _RANGE_CHECK: check_range, _FIXED_CHECK: check_fixed, _EXTENT: extent}

@@ -141,3 +141,148 @@ def k_async_pass(
         out[1] = edges
         out[2] = left
         out[3] = top
+
+
+#: the scheduling states of a vertex in :func:`k_async_pass_par` (bits of ``queued``)
+_WAIT, _LISTED, _RUNNING = 1, 2, 4
+
+
+@njit(cache=True, inline="always")
+def _par_signal(queued, prio, u, r, thr, stack, t, sp):
+    """Schedule ``u`` with priority ``r`` from thread ``t`` of :func:`k_async_pass_par`: raise
+    its priority (atomic maximum), then mark it waiting (atomic or); if the priority reaches
+    ``thr`` and ``u`` is only waiting, move it to this thread's worklist (one compare-and-swap:
+    a vertex is on at most one list). Returns the new count of pushes ``sp``."""
+    pr = np.float64(r)
+    if pr > 0.0:
+        _atomic_max(prio, u, pr)
+        old = queued[u]
+        if old == 0 or old == _RUNNING:  # else the bit is set already (or the vertex listed)
+            old = _or_byte(queued, u, _WAIT)
+        if (old <= _WAIT) & (prio[u] >= thr):
+            if _swap_byte(queued, u, _WAIT, _LISTED):
+                stack[t, sp % stack.shape[1]] = u
+                sp += 1
+    return sp
+
+
+@njit(cache=True, inline="always")
+def _par_set(queued, v, state):
+    """Store ``state`` in ``queued[v]`` whatever other threads OR into it meanwhile (returns the
+    value replaced)."""
+    while True:
+        old = queued[v]
+        if _swap_byte(queued, v, old, state):
+            return old
+
+
+@njit(parallel=True, cache=True)
+def k_async_pass_par(
+    thr,
+    budget,
+    VC,
+    EC,
+    params,
+    out_indptr,
+    dst,
+    in_indptr,
+    in_src,
+    in_eid,
+    acc,
+    zero,
+    ctx,
+    queued,
+    prio,
+    vdeg,
+    stack,
+    bounds,
+    out,
+):
+    """One pass of the relaxed priority scheduler on several threads, for a program safe under
+    ``vertex`` consistency, with the cascade: thread ``t`` walks its block of ids
+    ``bounds[t]:bounds[t + 1]`` and updates every waiting vertex whose priority is ``>= thr``,
+    and a vertex that any update's signal raises to ``thr`` or more goes on the signalling
+    thread's worklist (``stack[t]``), which that thread drains before it walks on. So a cascade
+    of signals above the threshold finishes in the pass, each thread following the chains its
+    own updates start (as the one-thread pass, :func:`k_async_pass`, but without a global
+    order). Each vertex runs at most once at a time: ``queued`` holds the bits waiting /
+    listed / running, changed only by atomic instructions, and the thread that turns a
+    vertex's state to running is the one that updates it. A vertex signalled while it runs
+    waits for a later pass, at a priority of at least ``thr``. A program's own ``priority(v)``
+    schedules ``v`` too, read when the walk reaches it. Each thread stops after ``budget / T``
+    updates (what is still listed waits). Writes updates and edges to ``out``, and for a
+    program with a ``priority`` method the vertices still scheduled and their highest
+    priority."""
+    T = bounds.shape[0] - 1
+    per = max(1, budget // T)
+    counts = np.zeros((T, 2), np.int64)
+    for t in prange(T):
+        p = params[0]
+        cx = ctx[0]
+        ran = 0
+        edges = 0
+        sp = 0
+        head = 0
+        v = bounds[t]
+        hi = bounds[t + 1]
+        while ran < per:
+            if head < sp:  # the worklist first: chains finish before the walk goes on
+                w = stack[t, head % stack.shape[1]]
+                head += 1
+                _par_set(queued, w, _RUNNING)
+            else:
+                w = -1
+                while v < hi:
+                    u = v
+                    v += 1
+                    q = queued[u]
+                    if q > _WAIT:  # listed (its thread runs it) or running
+                        continue
+                    go = (q == _WAIT) & (prio[u] >= thr)
+                    if HAS_PRIORITY and not go:
+                        own = np.float64(_priority(p, VC, EC, u))
+                        go = (own > 0.0) & (own >= thr)
+                    if go and _swap_byte(queued, u, q, _RUNNING):
+                        w = u
+                        break
+                if w < 0:
+                    break
+            prio[w] = 0.0
+            _gather_apply(p, VC, EC, w, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx)
+            if SCATTER_OUT:
+                for e in range(out_indptr[w], out_indptr[w + 1]):
+                    u = dst[e]
+                    sp = _par_signal(queued, prio, u, _scatter(p, VC, EC, w, e, u), thr, stack, t, sp)
+            if SCATTER_IN:
+                for k in range(in_indptr[w], in_indptr[w + 1]):
+                    u = in_src[k]
+                    sp = _par_signal(queued, prio, u, _scatter(p, VC, EC, w, in_eid[k], u), thr, stack, t, sp)
+            if not _swap_byte(queued, w, _RUNNING, 0):  # signalled while it ran: wait
+                _par_set(queued, w, _WAIT)
+                _atomic_max(prio, w, thr)
+            ran += 1
+            edges += vdeg[w]
+        for i in range(head, sp):  # the budget ran out: these wait as signalled ones
+            _par_set(queued, stack[t, i % stack.shape[1]], _WAIT)
+        counts[t, 0] = ran
+        counts[t, 1] = edges
+    out[0] = counts[:, 0].sum()
+    out[1] = counts[:, 1].sum()
+    if HAS_PRIORITY:  # what is still scheduled, by the program's priorities too
+        tops = np.zeros(T, np.float64)
+        for t in prange(T):
+            p = params[0]
+            left = 0
+            top = 0.0
+            for v in range(bounds[t], bounds[t + 1]):
+                pv = np.float64(_priority(p, VC, EC, v))
+                sched = pv > 0.0
+                if queued[v] != 0:
+                    sched = True
+                    pv = max(pv, prio[v])
+                left += sched
+                top = max(top, pv)
+            counts[t, 0] = left
+            tops[t] = top
+        out[2] = counts[:, 0].sum()
+        out[3] = tops.max()

@@ -95,6 +95,7 @@ from typing import Any
 import numpy as np
 
 from gas.engine_base import Engine, Hook
+from gas.engine_ranges import balanced_chunks
 from gas.engine_result import RunLog, RunResult
 from gas.errors import GasError, ProgramError
 from gas.graph import Graph
@@ -365,7 +366,7 @@ class AsyncEngine(Engine):
                 updates += ran
                 work += ran + edges
                 aggs = self.aggregate()
-                waiting = int(r.pass_out[2]) if r.one_pass else self._waiting(r)
+                waiting = int(r.pass_out[2]) if r.one_pass or r.par_args is not None else self._waiting(r)
                 log.record(t0, ran, edges, aggs, before={"scheduled": waiting})
                 if dynamic and waiting == 0 and (progress is not None or between is not None):
                     waiting = self._waiting(r)  # the hook may have scheduled vertices
@@ -422,6 +423,12 @@ class AsyncEngine(Engine):
             self.scheduler == "priority" and self.priority_fraction >= 1.0 and (threads or self.nthreads) == 1
         )
         stack = np.empty(n if one_pass and self.cascade else 0, np.int64)  # the one-pass worklist
+        own_prio = dynamic and self.spec.schedules_itself
+        nthreads = threads or self.nthreads
+        par_args = None
+        if self.cascade and not one_pass and self._par_pass_ok(nthreads):
+            # several threads, each walking a block of ids and draining its own worklist
+            par_args = (np.empty((nthreads, n), np.int64), balanced_chunks(self.visit_degree + 1, nthreads))
         return _Rounds(
             queued=queued,
             prio=prio,
@@ -433,11 +440,24 @@ class AsyncEngine(Engine):
             # round runs on one thread and is not capped
             one_pass=one_pass,
             ratio=self.priority_ratio if dynamic else 0.0,  # a static program runs every vertex
-            own_prio=dynamic and self.spec.schedules_itself,
+            own_prio=own_prio,
+            par_args=par_args,
             kern=k.k_async,
             topo=(g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src),
             pass_out=pass_out,
             pass_args=(self.acc, self.zero, self.ctx, queued, prio, self.visit_degree, stack, pass_out),
+        )
+
+    def _par_pass_ok(self, nthreads: int) -> bool:
+        """Whether a cascading ``priority`` round runs as :func:`k_async_pass_par`: several
+        threads, no cap, and a program that writes only its own vertex (or its neighbours
+        through atomic calls), so that any two vertices may run at once."""
+        return (
+            self.scheduler == "priority"
+            and self.priority_fraction >= 1.0
+            and not self.debug
+            and nthreads > 1
+            and self.consistency == "vertex"
         )
 
     def _round(self, r: _Rounds, budget: int) -> tuple[int, int]:
@@ -445,6 +465,16 @@ class AsyncEngine(Engine):
         the updates run and the edges they visited."""
         if self.scheduler == "sweep":
             return self._sweep_round(r)
+        if r.par_args is not None:
+            thr = self._top * r.ratio if r.ratio > 0.0 else 0.0
+            args = (self.acc, self.zero, self.ctx, r.queued, r.prio, self.visit_degree, *r.par_args)
+            out = r.pass_out
+            self.k.k_async_pass_par(thr, budget, self.VC, self.EC, self.params, *r.topo, *args, out)
+            if not r.own_prio:  # ``prio`` is 0 wherever ``queued`` is
+                out[2] = np.count_nonzero(r.queued)
+                out[3] = r.prio.max(initial=0.0)
+            self._top = float(out[3])
+            return int(out[0]), int(out[1])
         if r.one_pass:
             thr = self._top * r.ratio if r.ratio > 0.0 else 0.0
             self.k.k_async_pass(
@@ -535,3 +565,5 @@ class _Rounds:
     topo: tuple[np.ndarray, ...]
     pass_out: np.ndarray
     pass_args: tuple[Any, ...]
+    #: the worklists and id blocks of a several-thread cascading pass (else None)
+    par_args: tuple[np.ndarray, np.ndarray] | None = None

@@ -11,7 +11,9 @@ The methods a program may define, each with its signature and contract, are list
 
 Vertex records carry the declared ``vertex_data`` fields plus, when a method reads them, the
 read-only ``vid`` (the internal vertex id), ``out_degree``, ``in_degree`` and ``nbrs`` (the sorted
-out-neighbour ids); a method's own vertex ``v`` also answers ``v.has_nbr(w)`` in O(1). Edge records carry
+out-neighbour ids); a method's own vertex ``v`` also answers ``v.has_nbr(w)`` in O(1), and ``scatter`` may
+change a field of ``nbr`` or ``v`` atomically (``nbr.fetch_add("f", x)``, ``nbr.compare_swap("f", old, new)``,
+:mod:`gas._rewrite_atomics`). Edge records carry
 the graph's edge columns (such as ``weight``) and the declared ``edge_data`` fields. ``ctx`` has
 ``iteration``, ``num_vertices``, ``num_edges`` and one field per declared aggregate (its value
 after the previous superstep); ``gather`` and ``scatter`` see the same values as that
@@ -56,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gas._rewrite_atomics import ATOMIC_METHODS
 from gas._rewrite_memo import rewrite_once
 from gas.errors import ProgramError
 from gas.program_spec import (
@@ -103,6 +106,7 @@ BUILTIN_VERTEX_FIELDS = {
 NBRS, NBR_START, NBR_DST = "nbrs", "_nbr_start", "_nbr_dst"
 #: ``v.has_nbr(w)``: whether ``w`` is in ``v.nbrs``, in O(1) from a per-thread table of marks
 HAS_NBR, NBR_MARKS = "has_nbr", "_nbr_marks"
+_CALLS = (NBRS, HAS_NBR, *ATOMIC_METHODS)  # names on a vertex besides its fields (X.fetch_add: scatter)
 AGG_OPS = {"sum": 0, "max": 1, "min": 2}
 
 # what each positional parameter is: vertex record, edge record, context, or a plain value
@@ -403,7 +407,7 @@ def _vertex_fields(program: VertexProgram, cls_name: str) -> dict[str, np.dtype]
     for k, t in dict(program.vertex_data).items():
         if not str(k).isidentifier():
             raise ProgramError(f"{cls_name}.vertex_data field {k!r} is not a valid identifier")
-        if k in BUILTIN_VERTEX_FIELDS or k in (NBRS, HAS_NBR):
+        if k in BUILTIN_VERTEX_FIELDS or k in _CALLS:
             raise ProgramError(
                 f"{cls_name}.vertex_data field '{k}' is built in (read-only); choose another name"
             )
@@ -452,7 +456,7 @@ def _layout(
         builtins.append(NBR_START)
     graph_cols = [k for k in graph.edata if k not in edge_fields and k in names_used]
     known = {
-        "vertex": list(fields) + [b for b in BUILTIN_VERTEX_FIELDS if b != NBR_START] + [NBRS, HAS_NBR],
+        "vertex": list(fields) + [b for b in BUILTIN_VERTEX_FIELDS if b != NBR_START] + [*_CALLS],
         "edge": list(edge_fields) + [k for k in graph.edata if k not in edge_fields],
         "ctx": ["iteration", "num_vertices", "num_edges", *aggs],
         "self": list(params) + list(arrays),
@@ -511,6 +515,7 @@ def _rewrite_methods(
             mc,
             arrays=lay.arrays,
             ctx_column=lay.ctx_column if ctx_last else None,
+            vertex_dtypes=fields,
         )
     return rewritten, table
 

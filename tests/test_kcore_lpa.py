@@ -76,14 +76,15 @@ def test_core_numbers_and_communities_equal_networkx(name, g):
     assert g.ids[label_propagation_communities(g)].tolist() == [best[v] for v in ids]
 
 
-@pytest.mark.parametrize("cascade", [False, True])
-def test_peeling_program_equals_networkx_with_and_without_the_worklist(cascade):
+@pytest.mark.parametrize("cascade, threads", [(False, 1), (True, 1), (True, 2)])
+def test_peeling_program_equals_networkx_with_and_without_the_worklist(cascade, threads):
     # reference: networkx's core numbers. With the worklist each pass finishes one level (every
     # vertex left has more neighbours than the pass's smallest degree, which rises), so the
     # passes are at most the largest core number plus one. Without it a chain of removals
     # towards lower ids takes a pass per vertex. Hand-worked: the path 9 - 8 - ... - 0 hanging
     # off the triangle 10 - 11 - 12 (edge 0 - 10); only 9 has one neighbour, and removing it
-    # leaves 8 with one, and so on down to 0: ten passes for level 1, then one for the triangle
+    # leaves 8 with one, and so on down to 0: ten passes for level 1, then one for the triangle.
+    # On two threads each thread drains the worklist its removals fill: one pass per level too
     from gas.algorithms.kcore import PeelCoreProgram
 
     path = np.arange(9, 0, -1)
@@ -91,8 +92,7 @@ def test_peeling_program_equals_networkx_with_and_without_the_worklist(cascade):
     for _, h in list(_graphs()) + [("path and triangle", g)]:
         S = h.simple_undirected()
         eng = gas.AsyncEngine(
-            S, PeelCoreProgram(), scheduler="priority", priority_ratio=1.0, consistency="full",
-            threads=1, cascade=cascade,
+            S, PeelCoreProgram(), scheduler="priority", priority_ratio=1.0, threads=threads, cascade=cascade,
         )  # fmt: skip
         res = eng.run(max_iter=10_000, priority=1.0 / (1.0 + S.out_degree))
         want = nx.core_number(_nx(S))

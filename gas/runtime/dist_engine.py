@@ -27,8 +27,9 @@ from gas.config import CONFIG
 from gas.engine import SyncEngine
 from gas.engine_base import Engine
 from gas.engine_ranges import active_mask
+from gas.errors import ProgramError
 from gas.local_part import Partition
-from gas.program import HAS_NBR, NBRS, VertexProgram
+from gas.program import ATOMIC_METHODS, HAS_NBR, NBRS, VertexProgram
 from gas.program_spec import ProgramSpec
 from gas.runtime.comm import Comm
 from gas.runtime.gather_local import replicate_adjacency, route_gather_edges
@@ -68,6 +69,16 @@ class DistEngine(SyncEngine):
         else:
             self.apply_chunks = ex.master_runs
             self.master_chunk = slice(0, None, 2)  # chunk 2i: the i-th run of masters
+
+    def _check_consistency(self) -> None:
+        super()._check_consistency()
+        atomic = sorted(set(ATOMIC_METHODS) & self.spec.spec.names_in())
+        if atomic:
+            raise ProgramError(
+                f"{self.spec.name}.scatter changes its neighbours with {', '.join(atomic)}, which runs on "
+                f"one process only (a neighbour's master on another process would miss the change). "
+                f"Fix: procs=1, or a pull form that gathers what it needs and writes only its own vertex"
+            )
 
     def local_share(self, part: np.ndarray | None = None) -> np.ndarray:
         """This rank's share of the aggregates (over its masters), from the per-chunk partials
