@@ -42,7 +42,10 @@ from gas.program import NONE, OUT, VertexProgram
 from gas.program_spec import Slots
 from gas.setops import is_undirected_simple
 
-__all__ = ["CoreProgram", "PeelCoreProgram", "core_number", "simple_view", "h_index"]
+__all__ = ["CoreProgram", "PeelCoreProgram", "core_number", "simple_view", "h_index", "PARALLEL_PEEL_EDGES"]
+
+#: the edges (both directions) from which ``core_number`` peels on several threads by default
+PARALLEL_PEEL_EDGES = 8_000_000
 
 
 @numba.njit(cache=True)
@@ -200,7 +203,10 @@ def core_number(
     One process: :class:`PeelCoreProgram` on the asynchronous engine (``priority``
     scheduler, ``threads`` threads removing each level's vertices at once; its engine is kept
     on ``G`` for the next call), ``max_iter`` rounds (default: the vertices plus one, always
-    enough: each round removes a vertex). ``procs > 1``: the h-index iteration
+    enough: each round removes a vertex). ``threads`` is the most it uses: a view of fewer
+    than :data:`PARALLEL_PEEL_EDGES` directed edges is peeled on one thread, since below that
+    the levels hold too little work for a second thread to pay for its share of each pass
+    (measured in bench/RESULTS.md, "Sixth round"). ``procs > 1``: the h-index iteration
     :class:`CoreProgram` on the synchronous engine, local processes (``procs``, ``partition``:
     as :func:`gas.run`'s; each vertex's edges moved to its master's process for its slots),
     ``threads`` per process, ``max_iter`` supersteps (default: the vertices plus one, always
@@ -221,6 +227,8 @@ def core_number(
         budget = n + 1 if max_iter is None else max_iter
         res = run(S, CoreProgram(), max_iter=budget, threads=threads, procs=procs, partition=partition)
     else:
+        if S.num_edges < PARALLEL_PEEL_EDGES:
+            threads = 1
         eng = S.__dict__.pop("_gas_kcore_engine", None)
         if eng is None or eng.threads != threads:
             eng = AsyncEngine(

@@ -209,12 +209,11 @@ def k_async_pass_par(
     listed / running, changed only by atomic instructions, and the thread that turns a
     vertex's state to running is the one that updates it. A vertex signalled while it runs
     waits for a later pass, at a priority of at least ``thr``. A program's own ``priority(v)``
-    schedules ``v`` too, read when the walk reaches it. Each thread stops after ``budget / T``
-    updates (what is still listed waits). Writes updates and edges to ``out``, and for a
-    program with a ``priority`` method the vertices still scheduled and their highest
-    priority."""
+    schedules ``v`` too, read when the walk reaches it. With ``budget`` below the vertex count
+    each thread stops after ``budget / T`` updates (what is still listed waits). Writes
+    updates, edges, the vertices still scheduled and their highest priority to ``out``."""
     T = bounds.shape[0] - 1
-    per = max(1, budget // T)
+    per = budget if budget >= queued.shape[0] else max(1, budget // T)  # no cap: run the cascades out
     counts = np.zeros((T, 2), np.int64)
     for t in prange(T):
         p = params[0]
@@ -268,21 +267,22 @@ def k_async_pass_par(
         counts[t, 1] = edges
     out[0] = counts[:, 0].sum()
     out[1] = counts[:, 1].sum()
-    if HAS_PRIORITY:  # what is still scheduled, by the program's priorities too
-        tops = np.zeros(T, np.float64)
-        for t in prange(T):
-            p = params[0]
-            left = 0
-            top = 0.0
-            for v in range(bounds[t], bounds[t + 1]):
-                pv = np.float64(_priority(p, VC, EC, v))
-                sched = pv > 0.0
-                if queued[v] != 0:
+    tops = np.zeros(T, np.float64)
+    for t in prange(T):  # what is still scheduled (by the program's priorities too) and its top
+        p = params[0]
+        left = 0
+        top = 0.0
+        for v in range(bounds[t], bounds[t + 1]):
+            sched = queued[v] != 0
+            pv = prio[v] if sched else 0.0
+            if HAS_PRIORITY:
+                own = np.float64(_priority(p, VC, EC, v))
+                if own > 0.0:
                     sched = True
-                    pv = max(pv, prio[v])
-                left += sched
-                top = max(top, pv)
-            counts[t, 0] = left
-            tops[t] = top
-        out[2] = counts[:, 0].sum()
-        out[3] = tops.max()
+                    pv = max(pv, own)
+            left += sched
+            top = max(top, pv)
+        counts[t, 0] = left
+        tops[t] = top
+    out[2] = counts[:, 0].sum()
+    out[3] = tops.max()

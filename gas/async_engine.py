@@ -470,9 +470,6 @@ class AsyncEngine(Engine):
             args = (self.acc, self.zero, self.ctx, r.queued, r.prio, self.visit_degree, *r.par_args)
             out = r.pass_out
             self.k.k_async_pass_par(thr, budget, self.VC, self.EC, self.params, *r.topo, *args, out)
-            if not r.own_prio:  # ``prio`` is 0 wherever ``queued`` is
-                out[2] = np.count_nonzero(r.queued)
-                out[3] = r.prio.max(initial=0.0)
             self._top = float(out[3])
             return int(out[0]), int(out[1])
         if r.one_pass:
