@@ -414,7 +414,9 @@ class AsyncEngine(Engine):
             order, bounds = color_classes(color)
         else:
             blocks = 1 if self.scheduler != "sweep" else int(min(256, max(1, n // 4096)))
-            order = np.arange(n, dtype=np.int64)
+            if self._all_ids is None:  # kept: the rounds only read it
+                self._all_ids = np.arange(n, dtype=np.int64)
+            order = self._all_ids
             bounds = (np.arange(blocks + 1, dtype=np.int64) * n) // blocks
         threads = 1 if (self.debug or sequential) else self.threads
         dynamic = bool(self.program.dynamic)
