@@ -22,11 +22,12 @@ Work proceeds in *rounds*. Initially the ``active`` vertices (default all) are s
   vertex below ``priority_ratio * p_max`` runs before it. On one thread the round is a pass in
   id order that also runs a vertex signalled earlier in the same pass once its priority reaches
   ``t`` (Gauss-Seidel order, no heap: no ``log n`` per signal); on several threads the round's
-  vertices are fixed when it begins and run as colour-class batches. ``priority_ratio=1`` gives
-  exact max-priority-first (a round runs only the vertices of highest priority; a scan of all
-  vertices per round). With ``priority_fraction < 1`` a round also runs at most the
-  ``max(min_batch, ceil(priority_fraction * scheduled))`` highest of those vertices, as one
-  batch.
+  vertices are fixed when it begins and run as colour-class batches, except with ``cascade``
+  under ``vertex`` consistency, where each thread makes such a pass over a block of ids.
+  ``priority_ratio=1`` gives exact max-priority-first (a round runs only the vertices of
+  highest priority; a scan of all vertices per round). With ``priority_fraction < 1`` a round
+  also runs at most the ``max(min_batch, ceil(priority_fraction * scheduled))`` highest of
+  those vertices, as one batch.
 * ``sweep``: a round is an ordered pass over the vertex groups (colour classes, or id blocks
   under ``vertex`` consistency); each group runs the vertices scheduled at the moment the pass
   reaches it, so signals to later groups are served in the same pass (Gauss-Seidel order).
@@ -158,6 +159,9 @@ class AsyncEngine(Engine):
         signalled it (a worklist), instead of waiting for the next pass. A chain of signals
         above the threshold then takes one pass whatever the vertex ids (k-core peeling, SCC's
         reaches); a program whose rule is one pass per sweep (label propagation) keeps False.
+        On several threads under ``vertex`` consistency the pass is split too: each thread
+        walks a block of ids and runs the vertices its own signals raise to the threshold
+        from a worklist of its own (``k_async_pass_par`` in the kernels).
     colors : array_like, optional
         The colour classes to run in (``edge`` and ``full`` consistency on several threads),
         instead of the engine's greedy colouring in id order: one colour per vertex, classes
