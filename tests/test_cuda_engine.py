@@ -190,10 +190,24 @@ class _WritesNeighbour(gas.VertexProgram):
         return False
 
 
+class _AddsToNeighbour(gas.VertexProgram):
+    vertex_data = {"x": np.int64}
+    gather_edges = gas.NONE
+    scatter_edges = gas.OUT
+
+    def apply(self, v, total, ctx):
+        pass
+
+    def scatter(self, v, e, nbr):
+        nbr.fetch_add("x", 1)
+        return False
+
+
 @pytest.mark.parametrize(
     "prog, words",
     [
         (_ArrayGather, ["_ArrayGather.gather", "array gather_type"]),
+        (_AddsToNeighbour, ["_AddsToNeighbour.scatter", "atomic calls"]),
         (_Allocates, ["gather, line", "np.zeros allocates"]),
         (_WritesNeighbour, ["writes neighbour data", "consistency='full'"]),
     ],
