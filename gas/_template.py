@@ -240,15 +240,18 @@ def k_gather_seg(bounds, blk_dst, blk_ptr, seg_src, seg_eid, VC, EC, params, acc
 
 
 @njit(parallel=True, cache=True)
-def k_apply_aggregate_all(chunks, VC, EC, params, acc, ctx, out):
+def k_apply_aggregate_all(chunks, VC, EC, params, acc, ctx, out, apply):
     """``k_apply`` then ``k_aggregate`` fused, when every vertex is active (one pass, not two):
-    ``aggregate(v)`` reads only ``v``, so its value right after ``v``'s apply is final."""
+    ``aggregate(v)`` reads only ``v``, so its value right after ``v``'s apply is final. With
+    ``apply`` False, ``k_aggregate`` alone: an engine that runs this kernel compiles it once
+    for both, not two parallel kernels (each costs most of a second to compile)."""
     for c in prange(chunks.shape[0] - 1):
         p = params[0]
         cx = ctx[0]
         _agg_reset(out, c)
         for v in range(chunks[c], chunks[c + 1]):
-            _apply(p, VC, EC, v, acc[v], cx)
+            if apply:
+                _apply(p, VC, EC, v, acc[v], cx)
             _agg_add(out, c, _agg_tuple(p, VC, EC, v))
 
 

@@ -1,9 +1,14 @@
-"""Compile each method of a vertex program alone, so errors name the method, not a kernel.
+"""Type each method of a vertex program alone, so errors name the method, not a kernel.
 
 Numba's messages are long; :func:`typecheck` keeps the line that says what went wrong and the
 user's file and line, and raises :class:`gas.ProgramError` with the fix. Return types are checked
 against what the engine expects (``gather``/``sum`` → ``gather_type``, ``scatter`` → bool,
 ``aggregate`` → one number per declared aggregate).
+
+Each method is only *typed* here (Numba's front end, type inference and the checks that precede
+lowering, :mod:`gas._typecheck_pipeline`), not compiled to machine code: the kernels inline the
+methods and compile them anyway, and compiling each one alone as well made a program's first
+build up to a third slower.
 """
 
 from __future__ import annotations
@@ -40,6 +45,20 @@ def _summarize(err: Exception) -> str:
 
 
 def _compile(fn: Any, argtypes: tuple) -> Any:
+    """The return type ``fn`` has for ``argtypes`` in nopython mode (a NumbaError if it does
+    not type): typed only (:mod:`gas._typecheck_pipeline`), or compiled whole where this
+    Numba's internals differ from the ones that module was written against."""
+    try:
+        from gas._typecheck_pipeline import return_type
+    except (ImportError, AttributeError):
+        return_type = None
+    if return_type is not None:
+        try:
+            return return_type(fn, argtypes)
+        except NumbaError:
+            raise
+        except (TypeError, AttributeError):  # another Numba's pipeline API
+            pass
     disp = numba.njit(fn)
     disp.compile(argtypes)
     return disp.nopython_signatures[-1].return_type
@@ -56,7 +75,7 @@ def _fits(ret: Any, want: np.dtype) -> bool:
 
 
 def typecheck(spec: BoundProgram, VC: tuple, EC: tuple, params: np.ndarray, ctx: np.ndarray) -> None:
-    """Compile every method of ``spec`` with the engine's argument types; raise ProgramError."""
+    """Type every method of ``spec`` with the engine's argument types; raise ProgramError."""
     vc, ec = numba.typeof(VC), numba.typeof(EC)
     pt = numba.typeof(params).dtype
     ct = numba.typeof(ctx).dtype

@@ -97,6 +97,7 @@ class SyncEngine(Engine):
     """
 
     name = "sync"
+    fused_aggregates = True  # superstep: apply_aggregate when everyone is active (no scatter)
 
     def _check_consistency(self) -> None:
         if self.spec.consistency_needed == "full":

@@ -110,6 +110,9 @@ class Engine:
 
     name = ""
     options: tuple[str, ...] = ()
+    #: the engine's supersteps call :meth:`apply_aggregate` when every vertex is active and the
+    #: program does not scatter: its other aggregates then run that kernel without the apply
+    fused_aggregates = False
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -268,7 +271,8 @@ class Engine:
     def init(self) -> None:
         """Run the program's ``init`` on every vertex (``ctx.iteration`` as set), then write the
         run's starting values (:meth:`write_inputs`)."""
-        self.k.k_init(self.chunks, self.VC, self.EC, self.params, self.ctx)
+        if "init" in self.spec.functions:  # without one, init does nothing: no kernel to compile
+            self.k.k_init(self.chunks, self.VC, self.EC, self.params, self.ctx)
         self.write_inputs()
 
     def write_inputs(self) -> None:
@@ -324,7 +328,7 @@ class Engine:
             self.apply(np.ones(self.graph.num_vertices, np.uint8))
             self.k.k_aggregate(ach, self.VC, self.EC, self.params, part)
             return part
-        self.k.k_apply_aggregate_all(ach, self.VC, self.EC, self.params, self.acc, self.ctx, part)
+        self.k.k_apply_aggregate_all(ach, self.VC, self.EC, self.params, self.acc, self.ctx, part, True)
         return part
 
     def scatter(self, active: np.ndarray, signal: np.ndarray, prio: np.ndarray | None = None) -> None:
@@ -374,7 +378,12 @@ class Engine:
         spec = self.spec
         if part is None:
             part = np.empty((self.chunks.shape[0] - 1, len(spec.agg_names)), np.float64)
-            self.k.k_aggregate(self.chunks, self.VC, self.EC, self.params, part)
+            if self.fused_aggregates and not self.scatters and not spec.gather_slots:
+                # the kernel apply_aggregate runs, without apply: one kernel to compile, not two
+                args = (self.acc, self.ctx, part, False)
+                self.k.k_apply_aggregate_all(self.chunks, self.VC, self.EC, self.params, *args)
+            else:
+                self.k.k_aggregate(self.chunks, self.VC, self.EC, self.params, part)
         vals = np.zeros(len(spec.agg_names), np.float64)
         if part.shape[0]:
             for j, op in enumerate(spec.agg_ops):

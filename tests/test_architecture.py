@@ -214,7 +214,7 @@ def long_files(modules: dict[str, Path]) -> list[str]:
 LAYERS = (
     r"gas\.(errors|config|threads|splitmix|_atomic_max|_atomics|setops)",
     r"gas\.(graph|graph_build|frames|_build|_hash_ids|io(\..*)?|partition(\..*)?|datasets(\..*)?)",
-    r"gas\.(program|program_spec|_rewrite.*|_typecheck|_codegen|_boundscheck|_segments|_template.*)",
+    r"gas\.(program|program_spec|_rewrite.*|_typecheck.*|_codegen|_boundscheck|_segments|_template.*)",
     r"gas\.(_codegen_cuda|cuda_tuning|cuda_layout|cuda_kernels|cuda_checks|cuda_support)",
     r"gas\.(engine.*|async_engine|exchange_protocol|local_part|greedy_coloring|cuda_device|cuda_engine)",
     r"gas\.(options|inputs|runtime(\..*)?)",

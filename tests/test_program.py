@@ -226,20 +226,65 @@ def test_malformed_programs_rejected_with_named_method(program, pattern):
     assert info.value.__suppress_context__ or info.value.__context__ is None
 
 
+class UsesWeight(gas.VertexProgram):
+    vertex_data = {"x": np.float64}
+
+    def gather(self, v, e, nbr):
+        return e.weight
+
+    def apply(self, v, total, ctx):
+        v.x = total
+
+
 def test_edge_fields_and_missing_weight():
-    class UsesWeight(gas.VertexProgram):
-        vertex_data = {"x": np.float64}
-
-        def gather(self, v, e, nbr):
-            return e.weight
-
-        def apply(self, v, total, ctx):
-            v.x = total
-
     g = gas.Graph.from_edges([0, 1, 2], [1, 2, 1], weights=[1.5, 2.0, 4.0])
     assert gas.run(g, UsesWeight()).output.tolist() == [0.0, 5.5, 2.0]
     with pytest.raises(gas.ProgramError, match="unknown edge field 'e.weight'"):
         gas.SyncEngine(gas.Graph.from_edges([0], [1]), UsesWeight())
+
+
+def test_a_first_build_compiles_no_method_on_its_own():
+    # the type check types each method alone (for its messages) but compiles none of them to
+    # machine code: the kernels that inline the methods are the only compiled code; a program
+    # without init compiles no init kernel (the kernels are those of the test above), and one
+    # that aggregates without scattering no separate aggregate kernel (UserPageRank's, above)
+    from numba.core import event
+
+    from gas._typecheck import typecheck
+
+    g = gas.Graph.from_edges([0, 1, 2], [1, 2, 1], weights=[1.5, 2.0, 4.0])
+    eng = gas.SyncEngine(g, UsesWeight())
+    compiled = []
+
+    class Seen(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Seen()):
+        typecheck(eng.spec, eng.VC, eng.EC, eng.params, eng.ctx)
+        assert eng.run(3).output.tolist() == [0.0, 5.5, 2.0]  # as above
+    assert not set(compiled) & set(eng.spec.functions.values())
+    assert getattr(eng.k, "_module", eng.k).k_init.signatures == []
+    pr = gas.SyncEngine(_random_graph(), UserPageRank())
+    pr.run(3)
+    assert getattr(pr.k, "_module", pr.k).k_aggregate.signatures == []
+
+
+def test_the_type_check_compiles_whole_methods_where_numba_differs(monkeypatch):
+    # another Numba's pipeline API (the type-only pipeline raises TypeError): the check falls
+    # back to compiling each method, with the same messages (WrongGatherType's, above)
+    import gas._typecheck_pipeline as pipeline
+
+    def other_numba(fn, argtypes):
+        raise TypeError("compile_extra() got an unexpected keyword argument")
+
+    monkeypatch.setattr(pipeline, "return_type", other_numba)
+    g = gas.Graph.from_edges([0, 1], [1, 2])
+    with pytest.raises(gas.ProgramError, match=r"WrongGatherType\.gather returns float64"):
+        gas.SyncEngine(g, WrongGatherType())
 
 
 SCRIPT = """
