@@ -35,10 +35,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["fetch_add", "compare_swap", "swap_byte_if", "atomic_or_byte", "ATOMIC_DTYPES"]
-
-#: element types the vertex-program calls accept (``fetch_add``: all; ``compare_swap``: the integers)
-ATOMIC_DTYPES = (np.int32, np.int64, np.uint32, np.uint64, np.float64)
+__all__ = ["fetch_add", "compare_swap", "swap_byte_if", "atomic_or_byte"]
 
 
 def _pointer(context: Any, builder: Any, arrty: Any, arr: Any, idxty: Any, idx: Any) -> Any:
@@ -53,9 +50,7 @@ def _one_d(arr: Any, idx: Any) -> bool:
 
 @intrinsic
 def _add(typingctx: Any, arr: Any, idx: Any, val: Any) -> Any:
-    if not (_one_d(arr, idx) and isinstance(arr.dtype, (types.Integer, types.Float))):
-        return None
-    if isinstance(arr.dtype, types.Float) and arr.dtype != types.float64:
+    if not (_one_d(arr, idx) and (isinstance(arr.dtype, types.Integer) or arr.dtype == types.float64)):
         return None
     dt = arr.dtype
 

@@ -168,12 +168,9 @@ def _par_signal(queued, prio, u, r, thr, stack, t, sp):
 
 @njit(cache=True, inline="always")
 def _par_set(queued, v, state):
-    """Store ``state`` in ``queued[v]`` whatever other threads OR into it meanwhile (returns the
-    value replaced)."""
-    while True:
-        old = queued[v]
-        if _swap_byte(queued, v, old, state):
-            return old
+    """Store ``state`` in ``queued[v]`` whatever other threads OR into it meanwhile."""
+    while not _swap_byte(queued, v, queued[v], state):
+        pass
 
 
 @njit(parallel=True, cache=True)

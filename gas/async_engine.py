@@ -425,12 +425,9 @@ class AsyncEngine(Engine):
         threads = 1 if (self.debug or sequential) else self.threads
         dynamic = bool(self.program.dynamic)
         pass_out = np.zeros(4, np.float64)
-        one_pass = (
-            self.scheduler == "priority" and self.priority_fraction >= 1.0 and (threads or self.nthreads) == 1
-        )
-        stack = np.empty(n if one_pass and self.cascade else 0, np.int64)  # the one-pass worklist
-        own_prio = dynamic and self.spec.schedules_itself
         nthreads = threads or self.nthreads
+        one_pass = self.scheduler == "priority" and self.priority_fraction >= 1.0 and nthreads == 1
+        stack = np.empty(n if one_pass and self.cascade else 0, np.int64)  # the one-pass worklist
         par_args = None
         if self.cascade and not one_pass and self._par_pass_ok(nthreads):
             # several threads, each walking a block of ids and draining its own worklist
@@ -446,7 +443,7 @@ class AsyncEngine(Engine):
             # round runs on one thread and is not capped
             one_pass=one_pass,
             ratio=self.priority_ratio if dynamic else 0.0,  # a static program runs every vertex
-            own_prio=own_prio,
+            own_prio=dynamic and self.spec.schedules_itself,
             par_args=par_args,
             kern=k.k_async,
             topo=(g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src),
@@ -471,15 +468,14 @@ class AsyncEngine(Engine):
         the updates run and the edges they visited."""
         if self.scheduler == "sweep":
             return self._sweep_round(r)
+        thr = self._top * r.ratio if r.ratio > 0.0 else 0.0  # the passes' threshold
         if r.par_args is not None:
-            thr = self._top * r.ratio if r.ratio > 0.0 else 0.0
             args = (self.acc, self.zero, self.ctx, r.queued, r.prio, self.visit_degree, *r.par_args)
             out = r.pass_out
             self.k.k_async_pass_par(thr, budget, self.VC, self.EC, self.params, *r.topo, *args, out)
             self._top = float(out[3])
             return int(out[0]), int(out[1])
         if r.one_pass:
-            thr = self._top * r.ratio if r.ratio > 0.0 else 0.0
             self.k.k_async_pass(
                 thr, budget, int(self.cascade), self.VC, self.EC, self.params, *r.topo, *r.pass_args
             )

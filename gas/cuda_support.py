@@ -114,7 +114,7 @@ def check_gpu_program(spec: BoundProgram) -> None:
         raise ProgramError(
             f"{name} reads neighbour lists (v.nbrs), which the CUDA engine does not provide yet. {hint}"
         )
-    if {"fetch_add", "compare_swap"} & spec.spec.names_in():
+    if spec.spec.atomic_calls:
         raise ProgramError(
             f"{name}.scatter changes its neighbours with atomic calls (X.fetch_add, X.compare_swap), "
             f"which the CUDA engine does not run yet. {hint}"

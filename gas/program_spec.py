@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from gas._rewrite import parse_source
+from gas._rewrite_atomics import ATOMIC_METHODS
 from gas.errors import ProgramError
 
 __all__ = [
@@ -353,6 +354,12 @@ class ProgramSpec:
         """Every name the code of ``methods`` (default: all defined methods) uses."""
         pick = self.methods if methods is None else methods
         return frozenset().union(*(self.names.get(m, frozenset()) for m in pick))
+
+    @property
+    def atomic_calls(self) -> list[str]:
+        """The atomic calls (``X.fetch_add``, ``X.compare_swap``) the methods make, sorted: what
+        the engines that cannot run them (several processes, the GPU) look for."""
+        return sorted(set(ATOMIC_METHODS) & self.names_in())
 
     def all_writes(self) -> frozenset[tuple[str, str, str]]:
         """``(method, role, field)`` for every assignment to a field of ``v``, ``nbr`` or ``e``."""

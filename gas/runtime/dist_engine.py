@@ -29,7 +29,7 @@ from gas.engine_base import Engine
 from gas.engine_ranges import active_mask
 from gas.errors import ProgramError
 from gas.local_part import Partition
-from gas.program import ATOMIC_METHODS, HAS_NBR, NBRS, VertexProgram
+from gas.program import HAS_NBR, NBRS, VertexProgram
 from gas.program_spec import ProgramSpec
 from gas.runtime.comm import Comm
 from gas.runtime.gather_local import replicate_adjacency, route_gather_edges
@@ -72,7 +72,7 @@ class DistEngine(SyncEngine):
 
     def _check_consistency(self) -> None:
         super()._check_consistency()
-        atomic = sorted(set(ATOMIC_METHODS) & self.spec.spec.names_in())
+        atomic = self.spec.spec.atomic_calls
         if atomic:
             raise ProgramError(
                 f"{self.spec.name}.scatter changes its neighbours with {', '.join(atomic)}, which runs on "
