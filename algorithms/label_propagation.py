@@ -55,7 +55,7 @@ from gas.algorithms.label_propagation_variants import (
     most_frequent,
 )
 from gas.async_engine import AsyncEngine
-from gas.errors import ConvergenceError, GasError
+from gas.errors import ConvergenceError
 from gas.graph import Graph
 from gas.program import OUT, VertexProgram
 from gas.program_spec import Slots
@@ -102,8 +102,7 @@ class LabelPropagationProgram(VertexProgram):
         return v.changed and nbr.label != v.label
 
 
-@njit(cache=True)
-def largest_first_coloring(indptr, nbr):
+def largest_first_coloring(indptr: np.ndarray, nbr: np.ndarray) -> np.ndarray:
     """networkx's ``greedy_color(G, "largest_first")`` on adjacency lists: vertices by degree,
     highest first (ties in id order: a counting sort), each taking the smallest colour no
     coloured neighbour has.
@@ -116,9 +115,19 @@ def largest_first_coloring(indptr, nbr):
     [1, 2, 0, 1]
     """
     n = indptr.shape[0] - 1
-    top = 0
-    for u in range(n):
-        top = max(top, indptr[u + 1] - indptr[u])
+    top = int(np.diff(indptr).max(initial=0))  # colours are at most the largest degree
+    # one more than each colour (0: not coloured yet), as narrow as fits: the colours of a
+    # vertex's neighbours are read at random, and a small array stays in cache
+    color = np.zeros(n, np.int16 if top + 2 < 2**15 else np.int32)
+    _first_fit(indptr, nbr, _by_degree(indptr, top), color, np.full(top + 3, -1, np.int64))
+    return color.astype(np.int64) - 1
+
+
+@njit(cache=True)
+def _by_degree(indptr, top):
+    """The vertices by degree, highest first, ties in id order (a counting sort; ``top`` is the
+    largest degree)."""
+    n = indptr.shape[0] - 1
     start = np.zeros(top + 2, np.int64)  # start[top - degree]: where that degree's run begins
     for u in range(n):
         start[top - (indptr[u + 1] - indptr[u]) + 1] += 1
@@ -129,28 +138,34 @@ def largest_first_coloring(indptr, nbr):
         k = top - (indptr[u + 1] - indptr[u])
         order[start[k]] = u
         start[k] += 1
-    color = np.full(n, -1, np.int32)  # small: the colours of a vertex's neighbours stay in cache
-    seen = np.full(n + 1, -1, np.int64)
-    for u in order:
+    return order
+
+
+@njit(cache=True)
+def _first_fit(indptr, nbr, order, color, seen):
+    """Greedy colouring in ``order``: ``color[u]`` becomes one more than the smallest colour
+    none of ``u``'s coloured neighbours has. ``seen[c]`` is the position in ``order`` of the
+    last vertex that saw ``c`` among its neighbours' entries; entry 0 (not coloured) is never
+    a candidate, so no branch is needed per neighbour."""
+    for i in range(order.shape[0]):
+        u = order[i]
         for k in range(indptr[u], indptr[u + 1]):
-            c = color[nbr[k]]
-            if c >= 0:
-                seen[c] = u
-        c = 0
-        while seen[c] == u:
+            seen[color[nbr[k]]] = i
+        c = 1
+        while seen[c] == i:
             c += 1
         color[u] = c
-    return color.astype(np.int64)
 
 
 @njit(cache=True, parallel=True)
-def _class_ordered(indptr, nbr, in_eid, color, to):
+def _class_ordered(indptr, nbr, in_eid, color, to, cut):
     """The undirected simple view ``(indptr, nbr)`` (its CSC: the same lists, with ``in_eid``)
     renumbered by colour class (class 0 first, ids in order within a class): ``order`` (the old
     id of each new id), ``ptr``, ``dst`` (the new CSR, and the CSC's sources) and ``ieid``.
     Each list is copied whole from its old place; per edge, one random read of a vertex's new
     id and how far its edges move, side by side in the scratch ``to`` (``n`` rows of two: int32
-    when both fit, so that more of it stays in cache)."""
+    when both fit, so that more of it stays in cache). ``cut`` (one entry more than the threads)
+    is scratch for the threads' runs of new ids."""
     n = indptr.shape[0] - 1
     first = np.zeros(n + 2, np.int64)
     for u in range(n):
@@ -169,24 +184,29 @@ def _class_ordered(indptr, nbr, in_eid, color, to):
         to[u, 1] = ptr[i] - indptr[u]
     dst = np.empty(ptr[n], np.int64)
     ieid = np.empty(ptr[n], np.int64)
-    for i in prange(n):  # each new list written by one thread
-        k = to[order[i], 1]
-        for e in range(indptr[order[i]], indptr[order[i] + 1]):
-            u = nbr[e]
-            dst[k + e] = to[u, 0]
-            ieid[k + e] = in_eid[e] + to[u, 1]  # the edge u -> v, renumbered
+    T = cut.shape[0] - 1
+    for t in range(1, T):  # T runs of new ids with about the same edges each, one per thread
+        cut[t] = np.searchsorted(ptr, (ptr[n] * t) // T)
+    cut[0], cut[T] = 0, n
+    for t in prange(T):  # each new list written by one thread
+        for i in range(cut[t], cut[t + 1]):
+            k = to[order[i], 1]
+            for e in range(indptr[order[i]], indptr[order[i] + 1]):
+                u = nbr[e]
+                dst[k + e] = to[u, 0]
+                ieid[k + e] = in_eid[e] + to[u, 1]  # the edge u -> v, renumbered
     return order, ptr, dst, ieid
 
 
 def _by_class(S: Graph, color: np.ndarray, threads: int | None) -> tuple[Graph, np.ndarray]:
-    """The undirected simple view ``S`` renumbered by colour class (on ``threads``), and the old
-    id of each new id."""
-    if not np.array_equal(S.in_src, S.dst):  # simple_view's graphs have sorted lists, in = out
-        raise GasError("Expected the undirected simple view's in-lists to equal its out-lists (a gaslab bug)")
+    """The undirected simple view ``S`` (from :func:`~gas.algorithms.kcore.simple_view`: its
+    in-lists are its out-lists) renumbered by colour class (on ``threads``), and the old id of
+    each new id."""
     with num_threads(threads):
         small = max(S.num_edges, S.num_vertices) < 2**31  # every new id and shift fits in int32
         to = np.empty((S.num_vertices, 2), np.int32 if small else np.int64)
-        order, ptr, dst, ieid = _class_ordered(S.out_indptr, S.dst, S.in_eid, color, to)
+        cut = np.empty(numba.get_num_threads() + 1, np.int64)
+        order, ptr, dst, ieid = _class_ordered(S.out_indptr, S.dst, S.in_eid, color, to, cut)
     return Graph(ptr, None, dst, np.arange(S.num_vertices, dtype=np.int64), csc=(ptr, dst, ieid)), order
 
 

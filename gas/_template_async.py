@@ -283,3 +283,81 @@ def k_async_pass_par(
         tops[t] = top
     out[2] = counts[:, 0].sum()
     out[3] = tops.max()
+
+
+@njit(parallel=True, cache=True)
+def k_async_sweep(
+    order,
+    bounds,
+    small,
+    own,
+    VC,
+    EC,
+    params,
+    out_indptr,
+    dst,
+    in_indptr,
+    in_src,
+    in_eid,
+    acc,
+    zero,
+    ctx,
+    queued,
+    prio,
+    vdeg,
+    batch,
+    cut,
+    out,
+):
+    """One round of the ``sweep`` scheduler: the groups ``order[bounds[c]:bounds[c + 1]]`` in
+    turn, each running the vertices scheduled when the sweep reaches it (the caller makes a
+    group safe to run at once, e.g. a colour class). A group whose scheduled vertices visit at
+    least ``small`` edges runs in a ``prange``; a smaller one runs on the calling thread, in id
+    order within the group, without starting the threads (most colour classes of a sparse graph
+    are a handful of vertices). With ``own`` (1), a program's own ``priority(v) > 0`` schedules
+    ``v`` too. ``batch`` is scratch: one group's scheduled ids and their running work; ``cut``
+    holds one more entry than the threads. Writes the updates and the
+    edges they visited to ``out``."""
+    ran = 0
+    edges = 0
+    p1 = params[0]
+    cx1 = ctx[0]
+    T = cut.shape[0] - 1
+    for c in range(bounds.shape[0] - 1):
+        nb = 0
+        work = 0
+        for i in range(bounds[c], bounds[c + 1]):
+            v = order[i]
+            go = queued[v] != 0
+            if HAS_PRIORITY and own and not go:
+                go = np.float64(_priority(p1, VC, EC, v)) > 0.0
+            if go:
+                queued[v] = 0
+                prio[v] = 0.0
+                batch[0, nb] = v
+                work += vdeg[v] + 1
+                batch[1, nb] = work  # the work up to and including v
+                nb += 1
+        ran += nb
+        edges += work - nb
+        if work - nb >= small:
+            # T blocks of the batch with about the same work each: one per thread (a block
+            # by count would give one thread the high-degree vertices of a class)
+            cut[0] = 0
+            for t in range(1, T):
+                cut[t] = np.searchsorted(batch[1, :nb], (work * t) // T)
+            cut[T] = nb
+            for t in prange(T):
+                p = params[0]
+                cx = ctx[0]
+                for i in range(cut[t], cut[t + 1]):
+                    v = batch[0, i]
+                    _gather_apply(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx)
+                    _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio)
+        else:
+            for i in range(nb):
+                v = batch[0, i]
+                _gather_apply(p1, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx1)
+                _async_scatter(p1, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio, False)
+    out[0] = ran
+    out[1] = edges

@@ -93,6 +93,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 
 from gas.engine_base import Engine, Hook
@@ -108,6 +109,10 @@ from gas.threads import num_threads
 __all__ = ["AsyncEngine", "SCHEDULERS", "CONSISTENCY", "STRENGTH", "superstep_work"]
 
 SCHEDULERS = ("fifo", "priority", "sweep")
+
+#: a ``sweep`` group whose scheduled vertices visit fewer edges runs on the calling thread:
+#: starting the threads costs more than they save (measured, bench/RESULTS.md)
+SWEEP_SMALL_EDGES = 4096
 CONSISTENCY = ("vertex", "edge", "full")
 #: consistency models by strength (a model protects what every weaker one does)
 STRENGTH = {m: i for i, m in enumerate(CONSISTENCY)}
@@ -449,6 +454,7 @@ class AsyncEngine(Engine):
             topo=(g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src),
             pass_out=pass_out,
             pass_args=(self.acc, self.zero, self.ctx, queued, prio, self.visit_degree, stack, pass_out),
+            batch=np.empty((2, n if self.scheduler == "sweep" else 0), np.int64),
         )
 
     def _par_pass_ok(self, nthreads: int) -> bool:
@@ -495,20 +501,15 @@ class AsyncEngine(Engine):
         return int(self.visit_degree[batch].sum())
 
     def _sweep_round(self, r: _Rounds) -> tuple[int, int]:
-        """An ordered pass over the groups, each running the vertices scheduled when reached."""
-        queued, prio, order, bounds = r.queued, r.prio, r.order, r.bounds
-        edges = ran = 0
-        for c in range(bounds.shape[0] - 1):
-            members = order[bounds[c] : bounds[c + 1]]
-            wait = queued[members] != 0
-            if r.own_prio:
-                wait |= self.own_priority(members) > 0.0
-            batch = members[wait]
-            queued[batch] = 0
-            prio[batch] = 0.0
-            edges += self._run_batch(r, batch)
-            ran += batch.size
-        return ran, edges
+        """An ordered pass over the groups, each running the vertices scheduled when reached
+        (one compiled call: :func:`k_async_sweep`)."""
+        out = r.pass_out
+        self.k.k_async_sweep(
+            r.order, r.bounds, SWEEP_SMALL_EDGES, int(r.own_prio), self.VC, self.EC, self.params, *r.topo,
+            self.acc, self.zero, self.ctx, r.queued, r.prio, self.visit_degree, r.batch,
+            np.empty(numba.get_num_threads() + 1, np.int64), out,
+        )  # fmt: skip
+        return int(out[0]), int(out[1])
 
     def _batch_round(self, r: _Rounds) -> tuple[int, int]:
         """A round of the vertices scheduled when it begins (``priority``: those at least
@@ -566,3 +567,5 @@ class _Rounds:
     pass_args: tuple[Any, ...]
     #: the worklists and id blocks of a several-thread cascading pass (else None)
     par_args: tuple[np.ndarray, np.ndarray] | None = None
+    #: the ``sweep`` scheduler's scratch for one group's scheduled ids
+    batch: np.ndarray | None = None

@@ -107,17 +107,26 @@ def color_classes(color: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @numba.njit(cache=True, parallel=True)
 def _first_clash(color, distance, out_indptr, dst, in_indptr, in_src):
     """The smallest vertex with a neighbour (``distance`` 2: or a neighbour's neighbour) of its
-    own colour, and that vertex; (-1, -1) when there is none."""
+    own colour, and that vertex; (-1, -1) when there is none. At distance 1 the out-lists hold
+    every edge once, so only they are read: each vertex keeps the smallest vertex of its
+    clashing out-edges (itself or the other end)."""
     n = color.shape[0]
     clash = np.full(n, -1, np.int64)
+    low = np.full(n, n, np.int64)  # distance 1: the smallest end of v's clashing out-edges
+    sides = 1 if distance == 1 else 2
     for v in numba.prange(n):
-        for side in range(2):
+        for side in range(sides):
             lo = out_indptr[v] if side == 0 else in_indptr[v]
             hi = out_indptr[v + 1] if side == 0 else in_indptr[v + 1]
             for k in range(lo, hi):
                 u = dst[k] if side == 0 else in_src[k]
                 if u != v and color[u] == color[v]:
-                    clash[v] = u
+                    if distance == 1:
+                        if min(u, v) < low[v]:
+                            low[v] = min(u, v)
+                            clash[v] = u
+                    else:
+                        clash[v] = u
                 if distance == 2 and u != v:
                     for k2 in range(out_indptr[u], out_indptr[u + 1]):
                         w = dst[k2]
@@ -127,6 +136,14 @@ def _first_clash(color, distance, out_indptr, dst, in_indptr, in_src):
                         w = in_src[k2]
                         if w != v and color[w] == color[v]:
                             clash[v] = w
+    if distance == 1:
+        best = n
+        pair = (-1, -1)
+        for v in range(n):
+            if low[v] < best:
+                best = low[v]
+                pair = (v, clash[v]) if low[v] == v else (clash[v], v)
+        return pair
     for v in range(n):
         if clash[v] >= 0:
             return v, clash[v]
