@@ -168,11 +168,12 @@ class AsyncEngine(Engine):
         walks a block of ids and runs the vertices its own signals raise to the threshold
         from a worklist of its own (``k_async_pass_par`` in the kernels).
     colors : array_like, optional
-        The colour classes to run in (``edge`` and ``full`` consistency on several threads),
-        instead of the engine's greedy colouring in id order: one colour per vertex, classes
-        run in increasing colour. Checked once: no two neighbours (``full``: nor two vertices
-        with a common neighbour) may share a colour. A program whose rule fixes the order of
-        the classes (label propagation) gives its own.
+        The colour classes to run in (``edge`` and ``full`` consistency on several threads,
+        and the ``sweep`` scheduler's groups on one thread too), instead of the engine's greedy
+        colouring in id order: one colour per vertex, classes run in increasing colour. Checked
+        once: no two neighbours (``full``: nor two vertices with a common neighbour) may share
+        a colour. A program whose rule fixes the order of the classes (label propagation) gives
+        its own.
 
     Examples
     --------
@@ -297,7 +298,12 @@ class AsyncEngine(Engine):
     def _groups(self) -> tuple[np.ndarray | None, bool]:
         """Colour of every vertex (None: one group) and whether to run on one thread."""
         g = self.graph
-        if self.debug or self.nthreads == 1 or self.consistency == "vertex":
+        if self.consistency == "vertex":
+            return None, False
+        # the caller's classes fix a sweep's order (a program's rule, label propagation's): kept
+        # on one thread too, so that the answer does not depend on the thread count
+        given = self._colors is not None and self.scheduler == "sweep"
+        if (self.debug or self.nthreads == 1) and not given:
             return None, False
         if self._colors is not None:
             if not self._colors_checked:

@@ -121,6 +121,18 @@ def test_communities_equal_networkx_on_one_and_several_threads(threads):
         assert g.ids[label_propagation_communities(g, threads=threads)].tolist() == _nx_communities(name, g)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_communities_without_renumbering_equal_networkx(monkeypatch, threads):
+    # above RENUMBER_MAX_EDGES the sweep runs the colour classes where they are (the engine
+    # keeps the given classes on one thread too); expected: networkx's communities, as above
+    import gas.algorithms.label_propagation as lp
+
+    monkeypatch.setattr(lp, "RENUMBER_MAX_EDGES", 0)
+    for name, g in _graphs():
+        labels = lp.label_propagation_communities(g, threads=threads)
+        assert g.ids[labels].tolist() == _nx_communities(name, g)
+
+
 def test_label_types_give_the_same_communities():
     # the functions run 32-bit labels; the 64-bit program (the classes' default) must reach the
     # same labels on the same schedule, and each equals networkx's (independent reference)
