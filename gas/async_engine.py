@@ -30,7 +30,10 @@ Work proceeds in *rounds*. Initially the ``active`` vertices (default all) are s
   those vertices, as one batch.
 * ``sweep``: a round is an ordered pass over the vertex groups (colour classes, or id blocks
   under ``vertex`` consistency); each group runs the vertices scheduled at the moment the pass
-  reaches it, so signals to later groups are served in the same pass (Gauss-Seidel order).
+  reaches it, so signals to later groups are served in the same pass (Gauss-Seidel order). The
+  whole round is one compiled call: a group whose scheduled vertices visit fewer than
+  ``SWEEP_SMALL_EDGES`` edges runs on the calling thread, a larger one is split between the
+  threads into runs of about equal edges.
 
 A program may also schedule vertices from their own data: with a method ``priority(self, v)``
 (vertex-local, read-only), a vertex whose ``priority(v) > 0`` counts as scheduled with that
