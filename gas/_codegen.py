@@ -177,6 +177,15 @@ def _erase_shape(dtype: Any) -> tuple[str, int]:
 
 
 def kernel_key(spec: BoundProgram, jit: bool) -> str:
+    """The hash naming ``spec``'s generated kernels (worked out once per bound program: an
+    engine asks twice, for its marker and its module)."""
+    keys = spec.__dict__.setdefault("_gas_kernel_keys", {})
+    if jit not in keys:
+        keys[jit] = _kernel_key(spec, jit)
+    return keys[jit]
+
+
+def _kernel_key(spec: BoundProgram, jit: bool) -> str:
     h = hashlib.sha256(_KEY_VERSION.encode())
     h.update(_TEMPLATE.encode())
     _code_key(spread_step, h, set())  # inlined into the kernels
