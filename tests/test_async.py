@@ -426,9 +426,12 @@ def test_residual_shift_moves_a_uniform_residual_into_the_normalisation():
 
 
 @two_threads
-def test_sweep_serves_signals_to_later_groups_in_the_same_pass():
+@pytest.mark.parametrize("small", [0, 4096])
+def test_sweep_serves_signals_to_later_groups_in_the_same_pass(monkeypatch, small):
     # a path 0-1-2-3 coloured 0,1,0,1: fifo needs a round per hop; a sweep runs colour class 1
-    # right after class 0 in the same pass, so two hops per round (hand-worked)
+    # right after class 0 in the same pass, so two hops per round (hand-worked); the same with
+    # every class split between the threads (small=0) and on the calling thread (4096)
+    monkeypatch.setattr(gas.async_engine, "SWEEP_SMALL_EDGES", small)
     g = gas.Graph.from_edges([0, 1, 2], [1, 2, 3])
     eng = gas.AsyncEngine(g, CountRuns(), scheduler="sweep", consistency="edge", threads=2)
     eng.run(active=[0])
@@ -441,13 +444,15 @@ def test_sweep_serves_signals_to_later_groups_in_the_same_pass():
 @two_threads
 def test_sweep_runs_the_callers_colour_classes():
     # hand-worked, the path 0-1-2-3 with classes {1, 3} (colour 0) then {0, 2}: round 0 runs 0,
-    # which signals 1; round 1 runs 1 (class 0) then 2 (class 1, signalled by 1); round 2 runs 3
+    # which signals 1; round 1 runs 1 (class 0) then 2 (class 1, signalled by 1); round 2 runs 3.
+    # One thread keeps the caller's classes too (its former id block gave [0, 1, 2, 3])
     g = gas.Graph.from_edges([0, 1, 2], [1, 2, 3])
-    eng = gas.AsyncEngine(
-        g, CountRuns(), scheduler="sweep", consistency="edge", threads=2, colors=[1, 0, 1, 0]
-    )
-    eng.run(active=[0])
-    assert eng.columns["when"].tolist() == [0, 1, 1, 2]
+    for threads in (2, 1):
+        eng = gas.AsyncEngine(
+            g, CountRuns(), scheduler="sweep", consistency="edge", threads=threads, colors=[1, 0, 1, 0]
+        )
+        eng.run(active=[0])
+        assert eng.columns["when"].tolist() == [0, 1, 1, 2]
     bad = gas.AsyncEngine(
         g, CountRuns(), scheduler="sweep", consistency="edge", threads=2, colors=[0, 0, 1, 1]
     )
