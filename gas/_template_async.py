@@ -312,16 +312,16 @@ def k_async_sweep(
     """One round of the ``sweep`` scheduler: the groups ``order[bounds[c]:bounds[c + 1]]`` in
     turn, each running the vertices scheduled when the sweep reaches it (the caller makes a
     group safe to run at once, e.g. a colour class). A group whose scheduled vertices visit at
-    least ``small`` edges runs in a ``prange``; a smaller one runs on the calling thread, in id
-    order within the group, without starting the threads (most colour classes of a sparse graph
-    are a handful of vertices). With ``own`` (1), a program's own ``priority(v) > 0`` schedules
-    ``v`` too. ``batch`` is scratch: one group's scheduled ids and their running work; ``cut``
-    holds one more entry than the threads. Writes the updates and the
-    edges they visited to ``out``."""
+    least ``small`` edges is split between the threads; a smaller one runs as one piece, in id
+    order within the group (most colour classes of a sparse graph are a handful of vertices).
+    The program's code appears once, in the ``prange`` body: a second copy outside it cost a
+    large program (LDA) tens of seconds more to compile. With ``own`` (1), a program's own
+    ``priority(v) > 0`` schedules ``v`` too. ``batch`` is scratch: one group's scheduled ids
+    and their running work; ``cut`` holds one more entry than the threads. Writes the updates
+    and the edges they visited to ``out``."""
     ran = 0
     edges = 0
     p1 = params[0]
-    cx1 = ctx[0]
     T = cut.shape[0] - 1
     for c in range(bounds.shape[0] - 1):
         nb = 0
@@ -340,24 +340,19 @@ def k_async_sweep(
                 nb += 1
         ran += nb
         edges += work - nb
-        if work - nb >= small:
-            # T blocks of the batch with about the same work each: one per thread (a block
-            # by count would give one thread the high-degree vertices of a class)
-            cut[0] = 0
-            for t in range(1, T):
-                cut[t] = np.searchsorted(batch[1, :nb], (work * t) // T)
-            cut[T] = nb
-            for t in prange(T):
-                p = params[0]
-                cx = ctx[0]
-                for i in range(cut[t], cut[t + 1]):
-                    v = batch[0, i]
-                    _gather_apply(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx)
-                    _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio)
-        else:
-            for i in range(nb):
+        # T runs of the batch with about the same work each, one per thread (runs by count would
+        # give one thread the high-degree vertices of a class); one run for a small batch
+        parts = T if work - nb >= small else 1
+        cut[0] = 0
+        for t in range(1, parts):
+            cut[t] = np.searchsorted(batch[1, :nb], (work * t) // parts)
+        cut[parts] = nb
+        for t in prange(parts):
+            p = params[0]
+            cx = ctx[0]
+            for i in range(cut[t], cut[t + 1]):
                 v = batch[0, i]
-                _gather_apply(p1, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx1)
-                _async_scatter(p1, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio, False)
+                _gather_apply(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx)
+                _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, queued, prio)
     out[0] = ran
     out[1] = edges
