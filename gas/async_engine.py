@@ -32,8 +32,8 @@ Work proceeds in *rounds*. Initially the ``active`` vertices (default all) are s
   under ``vertex`` consistency); each group runs the vertices scheduled at the moment the pass
   reaches it, so signals to later groups are served in the same pass (Gauss-Seidel order). The
   whole round is one compiled call: a group whose scheduled vertices visit fewer than
-  ``SWEEP_SMALL_EDGES`` edges runs on the calling thread, a larger one is split between the
-  threads into runs of about equal edges.
+  ``SWEEP_SMALL_EDGES`` edges runs as one piece, a larger one is split between the threads
+  into runs of about equal edges.
 
 A program may also schedule vertices from their own data: with a method ``priority(self, v)``
 (vertex-local, read-only), a vertex whose ``priority(v) > 0`` counts as scheduled with that
@@ -113,8 +113,8 @@ __all__ = ["AsyncEngine", "SCHEDULERS", "CONSISTENCY", "STRENGTH", "superstep_wo
 
 SCHEDULERS = ("fifo", "priority", "sweep")
 
-#: a ``sweep`` group whose scheduled vertices visit fewer edges runs on the calling thread:
-#: starting the threads costs more than they save (measured, bench/RESULTS.md)
+#: a ``sweep`` group whose scheduled vertices visit fewer edges runs as one piece, not split
+#: between the threads: the split costs more than it saves (measured, bench/RESULTS.md)
 SWEEP_SMALL_EDGES = 4096
 CONSISTENCY = ("vertex", "edge", "full")
 #: consistency models by strength (a model protects what every weaker one does)
