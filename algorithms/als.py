@@ -47,14 +47,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from gas.algorithms.als_cg import _cg_add, _cg_step
+from gas.algorithms.als_cg import _cg_step
 from gas.algorithms.mf_async import check_engine, fit_async
-from gas.algorithms.mf_fit import _Fit, check_real, check_whole
+from gas.algorithms.mf_fit import _Fit, _staleness_options, check_dtype, check_real, check_whole
 from gas.algorithms.mf_model import MFModel
 from gas.errors import InputError
 from gas.io.ratings import Ratings
-from gas.options import RunOptions, Staleness
-from gas.program import ALL, NONE, VertexProgram
+from gas.options import RunOptions
+from gas.program import ALL, NONE, OUT, VertexProgram
 from gas.splitmix import GOLDEN, M1, M2, finalize64
 
 __all__ = ["ALSCGProgram", "ALSProgram", "ALSStaticProgram", "als"]
@@ -231,6 +231,13 @@ class ALSProgram(VertexProgram):
     seed, init_std : int, float
         ``init`` gives every vertex factors ``init_std * N(0, 1)`` from :func:`start_value`
         (the same on any number of processes) and bias 0.
+    dtype : numpy float type, default numpy.float64
+        Storage of the factors ``w`` (``numpy.float32``: half the bytes each gather reads; the
+        sums and solves stay in float64).
+    two_way : bool, default False
+        The graph holds each rating twice, ``user -> item`` and ``item -> user`` (as
+        :func:`als` builds it): gather and scatter over out-edges, so the items read their
+        ratings in order, not through the in-edge index.
 
     Run it with the users (vertices ``0..U-1``) active in superstep 0: each side's scatter
     signals the other, so ``2 * iters`` supersteps make ``iters`` iterations.
@@ -249,6 +256,8 @@ class ALSProgram(VertexProgram):
         mean: float = 0.0,
         seed: int = 0,
         init_std: float = 0.1,
+        dtype: Any = np.float64,
+        two_way: bool = False,
     ) -> None:
         self.rank = check_whole("rank", rank, 1)
         self.reg = check_real("reg", reg, 0.0)
@@ -258,14 +267,37 @@ class ALSProgram(VertexProgram):
         self.seed = int(seed)
         self.init_std = float(init_std)
         self.dim, width = layout(rank, biases)
-        self.vertex_data = {"w": (np.float64, width)}
+        self.vertex_data = {"w": (check_dtype(dtype), width)}
         self.gather_type = (np.float64, (self.dim + 6, width))
+        if two_way:  # each rating is an edge each way: every vertex reads its ratings in order
+            self.gather_edges = self.scatter_edges = OUT
 
     def init(self, v, ctx):
         _start(v.w, self.seed, v.vid, self.rank, self.init_std)
 
     def gather(self, v, e, nbr, acc):
-        _normal_add(acc, nbr.w, e.weight - self.mu, self.rank, self.biases)
+        # _normal_add written out: a helper called per edge with the neighbour's row as an
+        # argument made the pass slower (bench/RESULTS.md); the rank-4 update stays a call
+        x = nbr.w
+        k = self.rank
+        d = self.dim
+        t = e.weight - self.mu
+        nb = int(acc[d + 5, 0])
+        f = acc[d + 1 + nb]
+        rhs = acc[d]
+        if self.biases:
+            t -= x[k]
+            f[k] = 1.0
+            rhs[k] += t
+        for b in range(k):
+            xb = x[b]
+            f[b] = xb
+            rhs[b] += t * xb
+        acc[d + 5, 1] += 1.0
+        if nb == _STAGE - 1:
+            _rank4(acc, d)
+        else:
+            acc[d + 5, 0] = nb + 1.0
 
     def sum(self, a, b):
         _merge(a, b)
@@ -363,17 +395,39 @@ class ALSCGProgram(ALSProgram):
         self.half_step_supersteps = self.cg_steps + 1  # read by the fit driver (mf_fit)
         width = self.vertex_data["w"][1]
         self.vertex_data = {
-            "w": (np.float64, width),
+            "w": self.vertex_data["w"],
             "r": (np.float64, width),
             "p": (np.float64, width),
             "cg": (np.float64, 3),  # r . r, lam, steps left (priority)
         }
         self.gather_type = (np.float64, (2, width))
 
+    def init(self, v, ctx):
+        _start(v.w, self.seed, v.vid, self.rank, self.init_std)
+        for j in range(self.dim):
+            v.p[j] = v.w[j]  # a solve's first pass reads p = w (see _cg_step)
+
     def gather(self, v, e, nbr, acc, ctx):
-        first = ctx.iteration % (self.cg_steps + 1) == 0
-        me = v.w if first else v.p
-        _cg_add(acc, nbr.w, me, e.weight - self.mu, self.rank, self.biases, first)
+        # written out, reading p (= w in the first pass): a helper called per edge with the rows
+        # as arguments, choosing between w and p, made each pass 2-3x slower (bench/RESULTS.md)
+        x = nbr.w
+        me = v.p
+        k = self.rank
+        s = 0.0
+        for b in range(k):
+            s += x[b] * me[b]
+        t = e.weight - self.mu
+        if self.biases:
+            t -= x[k]
+            s += me[k]
+        if ctx.iteration % (self.cg_steps + 1) == 0:
+            s = t - s
+        out = acc[0]
+        for b in range(k):
+            out[b] += s * x[b]
+        if self.biases:
+            out[k] += s
+        acc[1, 0] += 1.0
 
     def sum(self, a, b):
         for i in range(a.shape[0]):
@@ -383,7 +437,7 @@ class ALSCGProgram(ALSProgram):
     def apply(self, v, total, ctx):
         phase = ctx.iteration % (self.cg_steps + 1)
         lam = self.reg * total[1, 0] if self.weighted else self.reg
-        _cg_step(v.w, v.r, v.p, v.cg, total, self.dim, lam, phase == 0)
+        _cg_step(v.w, v.r, v.p, v.cg, total, self.dim, lam, phase == 0, phase == self.cg_steps)
         v.cg[2] = self.cg_steps - phase
 
     def priority(self, v):
@@ -419,6 +473,7 @@ def als(
     consistency: str | None = None,
     tol: float = 1e-3,
     priority_ratio: float = 0.01,
+    dtype: Any = np.float64,
 ) -> MFModel:
     """Factorize a ratings matrix by alternating least squares (see the module docstring).
 
@@ -436,8 +491,8 @@ def als(
     procs, partition, options, staleness, straggler
         As in :func:`gas.run` (same factors up to the order of sums); with ``procs > 1``, bounded
         staleness ``s`` (:class:`ALSStaticProgram`; 0 is BSP) and a delay ``"RANK:SECONDS"``.
-    solver, cg_steps : default "cholesky", 3
-        Ridge regressions solved exactly, or by ``cg_steps`` warm-started CG steps (:class:`ALSCGProgram`).
+    solver, cg_steps, dtype : default "cholesky", 3, numpy.float64
+        Exact solves or ``cg_steps`` warm-started CG steps (:class:`ALSCGProgram`); factor storage.
     engine, scheduler, consistency, tol, priority_ratio : default "sync", "fifo", None, 1e-3, 0.01
         ``"async"``: :class:`ALSAsyncProgram` on :class:`gas.AsyncEngine` (``"edge"`` consistency by
         default) with ``iters * (users + items)`` updates at most; a vertex that moved more than
@@ -462,17 +517,33 @@ def als(
     """
     check_engine("als", engine, scheduler, consistency, procs, staleness=staleness, straggler=straggler)
     opts = _staleness_options(options, staleness, straggler, procs, iters, reg)
-    static = opts is not None and opts.staleness is not None
-    fit = _Fit(ratings, "als", rank, init_std, seed, test, biases)
-    cg = _solver_memory(fit, rank, biases, solver, cg_steps, static, engine, procs)
+    fit = _Fit(ratings, "als", rank, init_std, seed, test, biases, two_way=_two_way_ok(engine, procs, opts))
+    cg, dt = _solver_memory(fit, rank, biases, solver, cg_steps, _static(opts), engine, procs, dtype)
     fit.params.update(reg=float(reg), iters=int(iters), weighted=bool(weighted), biases=bool(biases))
-    args = (rank, reg, weighted, biases, fit.mean, seed, init_std)
+    args = (rank, reg, weighted, biases, fit.mean, seed, init_std, dt)
     if engine == "async":
         how = dict(scheduler=scheduler, consistency=consistency, threads=threads, procs=procs, options=opts)
         how.update(partition=partition, priority_ratio=priority_ratio)
         return _als_async(fit, args, iters, tol, debug, progress, how)
-    prog = ALSStaticProgram(*args, num_users=fit.num_users) if static else _sync_program(args, cg, cg_steps)
+    prog = _sync_program(args, fit, _static(opts), cg, cg_steps)
     return fit.run(prog, iters, threads, debug, progress, True, procs, partition, opts)  # alternating
+
+
+def _static(opts: RunOptions | None) -> bool:
+    """Whether the run is under bounded staleness (:class:`ALSStaticProgram`)."""
+    return opts is not None and opts.staleness is not None
+
+
+def _two_way_ok(engine: str, procs: int, opts: RunOptions | None) -> bool:
+    """Whether the run is one process on the synchronous engine (where ALS runs ``two_way``)."""
+    return engine == "sync" and procs == 1 and not (opts is not None and opts.needs_runtime)
+
+
+def _sync_program(args: tuple, fit: _Fit, static: bool, cg: bool, cg_steps: int) -> ALSProgram:
+    """The synchronous engine's program: static (bounded staleness), CG or exact."""
+    if static:
+        return ALSStaticProgram(*args, num_users=fit.num_users)
+    return ALSCGProgram(*args, fit.two_way, cg_steps=cg_steps) if cg else ALSProgram(*args, fit.two_way)
 
 
 def _als_async(
@@ -485,20 +556,27 @@ def _als_async(
 
 
 def _solver_memory(
-    fit: _Fit, rank: int, biases: bool, solver: str, cg_steps: int, static: bool, engine: str, procs: int
-) -> bool:
-    """Check the solver (:func:`check_solver`: True for CG), refuse a run too large for memory
-    (accumulators, ``w`` and CG's ``r``, ``p``, model copies), record the solver in ``fit.params``."""
+    fit: _Fit,
+    rank: int,
+    biases: bool,
+    solver: str,
+    cg_steps: int,
+    static: bool,
+    engine: str,
+    procs: int,
+    dtype: Any = np.float64,
+) -> tuple[bool, type]:
+    """Check the solver (:func:`check_solver`: True for CG) and the dtype, refuse a run too large
+    for memory (accumulators, ``w`` and CG's ``r``, ``p``, model copies), record both in
+    ``fit.params``; return ``(cg, dtype)``."""
     cg = check_solver(solver, cg_steps, static, engine, procs)
+    dt = check_dtype(dtype)
+    fit.params["dtype"] = np.dtype(dt).name
     d, width = layout(rank, biases)
-    fit.check_memory(8 * (2 * (2 if cg else d + 6) * width + (6 if cg else 4) * width))
+    per_rating = 96 * (2 if fit.two_way else 1)
+    fit.check_memory(8 * (2 * (2 if cg else d + 6) * width + (6 if cg else 4) * width), per_rating)
     fit.params.update(solver=solver, **({"cg_steps": int(cg_steps)} if cg else {}))
-    return cg
-
-
-def _sync_program(args: tuple, cg: bool, cg_steps: int) -> ALSProgram:
-    """The synchronous engine's program: :class:`ALSCGProgram` for CG, else :class:`ALSProgram`."""
-    return ALSCGProgram(*args, cg_steps=cg_steps) if cg else ALSProgram(*args)
+    return cg, dt
 
 
 def check_solver(solver: str, cg_steps: int, static: bool, engine: str = "sync", procs: int = 1) -> bool:
@@ -519,20 +597,3 @@ def check_solver(solver: str, cg_steps: int, static: bool, engine: str = "sync",
             hint="use solver='cholesky' there",
         )
     return solver == "cg"
-
-
-def _staleness_options(
-    options: RunOptions | None, staleness: int | None, straggler: Any, procs: int, iters: int, reg: float
-) -> RunOptions | None:
-    """After checking ``iters``, ``procs`` and ``reg``: ``options`` with ``staleness`` and
-    ``straggler`` folded in, refused on one process."""
-    check_whole("iters", iters, 0)
-    check_whole("procs", procs, 1)
-    check_real("reg", reg, 0.0)
-    if staleness is not None:
-        check_whole("staleness", staleness, 0)
-    if staleness is not None or straggler is not None:
-        options = (options or RunOptions()).updated(staleness=Staleness(staleness or 0, straggler))
-    if options is not None and options.staleness is not None and procs < 2:
-        raise ValueError("staleness and straggler need several processes (procs > 1)")
-    return options

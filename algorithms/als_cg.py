@@ -2,10 +2,11 @@
 
 A vertex's ridge regression ``(A + lam I) w = rhs``, with ``A = sum f f^T`` and ``rhs = sum t f``
 over its ratings (feature ``f``, target ``t``; see :mod:`gas.algorithms.als`), is solved by
-conjugate gradients without forming ``A``: each pass over the ratings adds ``f (f . p)`` for the
-current direction ``p`` (:func:`_cg_add`), ``O(k)`` per rating, and :func:`_cg_step` takes one
-step from the pass's total. The first pass of a solve gathers the residual at the vertex's
-current factors instead (warm start).
+conjugate gradients without forming ``A``: each pass over the ratings (the program's ``gather``)
+adds ``f (f . p)`` for the current direction ``p``, ``O(k)`` per rating, and :func:`_cg_step`
+takes one step from the pass's total. The first pass of a solve gathers the residual
+``f (t - f . w)`` at the vertex's current factors instead (warm start); the last step of a solve
+leaves ``p = w``, so every pass reads ``p``.
 """
 
 from __future__ import annotations
@@ -16,36 +17,15 @@ __all__: list[str] = []
 
 
 @njit(cache=True)
-def _cg_add(acc, x, me, t, k, biases, first):
-    """Add one rating to a conjugate-gradient pass: ``acc[0] += f (t - f . me)`` in the first
-    pass of a solve (the residual's data term at the current solution ``me``), else
-    ``acc[0] += f (f . me)`` (``me`` the search direction: the data term of ``A p``);
-    ``acc[1, 0]`` counts the ratings. ``f = [x[:k], 1]`` with ``biases`` (else ``x[:k]``), ``t``
-    minus the neighbour's bias, as in :func:`gas.algorithms.als._normal_add`."""
-    s = 0.0
-    for b in range(k):
-        s += x[b] * me[b]
-    if biases:
-        t -= x[k]
-        s += me[k]
-    s = t - s if first else s
-    out = acc[0]
-    for b in range(k):
-        out[b] += s * x[b]
-    if biases:
-        out[k] += s
-    acc[1, 0] += 1.0
-
-
-@njit(cache=True)
-def _cg_step(w, r, p, state, total, d, lam, first):
+def _cg_step(w, r, p, state, total, d, lam, first, last=False):
     """One conjugate-gradient step on ``(A + lam I) w = rhs`` from a pass's ``total``.
 
     ``state`` holds ``[r . r, lam, steps left]`` (the last set by the caller). First pass:
     ``total[0]`` is ``rhs - A w``, so ``r = total[0] - lam w`` and ``p = r``; no step is taken.
     Later passes: ``total[0]`` is ``A p``; step ``w += alpha p`` along ``p`` (exact line
     search), then the next ``r`` and ``p`` (Fletcher-Reeves). A zero residual or a
-    non-positive curvature (``lam = 0`` and too few ratings) takes no step."""
+    non-positive curvature (``lam = 0`` and too few ratings) takes no step. ``last``: the
+    solve's last step, which leaves ``p = w`` for the next solve's first pass."""
     if first:
         rr = 0.0
         for j in range(d):
@@ -56,6 +36,15 @@ def _cg_step(w, r, p, state, total, d, lam, first):
         state[0] = rr
         state[1] = lam
         return
+    _cg_move(w, r, p, state, total, d)
+    if last:
+        for j in range(d):
+            p[j] = w[j]
+
+
+@njit(cache=True)
+def _cg_move(w, r, p, state, total, d):
+    """The step of :func:`_cg_step` after a pass that gathered ``A p``."""
     lam = state[1]
     rr = state[0]
     pq = 0.0

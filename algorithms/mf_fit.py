@@ -17,9 +17,10 @@ import numpy as np
 from gas.algorithms.mf_model import MFModel, _lookup
 from gas.api import run
 from gas.errors import ConvergenceError, InputError, convergence_error
-from gas.options import RunOptions
+from gas.graph import Graph
+from gas.options import RunOptions, Staleness
 
-__all__ = ["check_real", "check_whole"]
+__all__ = ["check_dtype", "check_real", "check_whole"]
 
 
 def check_whole(name: str, x: Any, low: int) -> int:
@@ -41,8 +42,37 @@ def check_real(name: str, x: Any, low: float, *, strict: bool = False, high: flo
     return float(x)
 
 
+def check_dtype(dtype: Any) -> type:
+    """``numpy.float64`` or ``numpy.float32`` for ``dtype`` (a type or its name); InputError else."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt not in (np.dtype(np.float64), np.dtype(np.float32)):
+        raise InputError(
+            f"Expected dtype float64 or float32 (got {dtype!r})",
+            hint="dtype='float32' stores the factors in half the bytes",
+        )
+    return dt.type
+
+
 #: Past this magnitude a squared error overflows float64 (sqrt of its largest value, 1.8e308).
 _SQUARE_MAX = 1.3e154
+
+
+def _two_way(g: Graph) -> Graph:
+    """``g`` (edges ``user -> item``) with each edge also the other way, ``item -> user``, same
+    weight; the ``user -> item`` edges stay first and in their order (users have the smaller ids)."""
+    w = g.edata["weight"]
+    src, dst = g.src, g.dst
+    both = Graph.from_edges(
+        np.concatenate([src, dst]),
+        np.concatenate([dst, src]),
+        num_vertices=g.num_vertices,
+        weights=np.concatenate([w, w]),
+        dedupe=False,
+    )
+    return both
 
 
 class _Diverged(Exception):
@@ -79,6 +109,7 @@ class _Fit:
         seed: int,
         test: Any,
         biases: bool,
+        two_way: bool = False,
     ) -> None:
         from gas.io.ratings import Ratings, read_ratings
 
@@ -94,9 +125,14 @@ class _Fit:
         self.rank = int(rank)
         self.biases = bool(biases)
         self.graph = ratings.graph()
-        g = self.graph
         self.num_users = ratings.num_users
-        r = g.edata["weight"]
+        #: the first ``num_ratings`` edges are the ratings, ``user -> item``
+        self.num_ratings = self.graph.num_edges
+        self.two_way = bool(two_way)
+        if two_way:
+            self.graph = _two_way(self.graph)
+        g = self.graph
+        r = g.edata["weight"][: self.num_ratings]
         with np.errstate(over="ignore"):
             self.mean = float(r.mean())  # inf when the ratings' sum overflows: see run()
         self.range = (float(r.min()), float(r.max()))
@@ -115,13 +151,13 @@ class _Fit:
         from gas.io.limits import available_memory
 
         g = self.graph
-        need = g.num_vertices * int(bytes_per_vertex) + g.num_edges * int(bytes_per_rating)
+        need = g.num_vertices * int(bytes_per_vertex) + self.num_ratings * int(bytes_per_rating)
         avail = available_memory()
         if need > avail:
             raise InputError(
                 f"{self.algorithm.upper()} with rank {self.rank:,d} on {self.num_users:,d} users, "
-                f"{g.num_vertices - self.num_users:,d} items and {g.num_edges:,d} ratings would need about "
-                f"{need / 2**30:,.1f} GiB; {avail / 2**30:,.1f} GiB are available",
+                f"{g.num_vertices - self.num_users:,d} items and {self.num_ratings:,d} ratings would need "
+                f"about {need / 2**30:,.1f} GiB; {avail / 2**30:,.1f} GiB are available",
                 path=self.ratings.path,
                 hint="use a smaller --rank",
             )
@@ -163,7 +199,8 @@ class _Fit:
         return w
 
     def model(self, w: np.ndarray, history: list[dict[str, Any]] | None = None) -> MFModel:
-        """An :class:`MFModel` from the vertex vectors ``w`` (copied)."""
+        """An :class:`MFModel` from the vertex vectors ``w`` (copied; float64)."""
+        w = np.asarray(w, np.float64)
         u, k = self.num_users, self.rank
         g = self.graph
         zeros = np.zeros(g.num_vertices)
@@ -337,5 +374,22 @@ class _Fit:
 
     def _train(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Internal (user, item, rating) arrays of the training graph's edges."""
-        g, u = self.graph, self.num_users
-        return g.src, g.dst - u, g.edata["weight"]
+        g, u, m = self.graph, self.num_users, self.num_ratings
+        return g.src[:m], g.dst[:m] - u, g.edata["weight"][:m]
+
+
+def _staleness_options(
+    options: RunOptions | None, staleness: int | None, straggler: Any, procs: int, iters: int, reg: float
+) -> RunOptions | None:
+    """After checking ``iters``, ``procs`` and ``reg``: ``options`` with ``staleness`` and
+    ``straggler`` folded in, refused on one process."""
+    check_whole("iters", iters, 0)
+    check_whole("procs", procs, 1)
+    check_real("reg", reg, 0.0)
+    if staleness is not None:
+        check_whole("staleness", staleness, 0)
+    if staleness is not None or straggler is not None:
+        options = (options or RunOptions()).updated(staleness=Staleness(staleness or 0, straggler))
+    if options is not None and options.staleness is not None and procs < 2:
+        raise ValueError("staleness and straggler need several processes (procs > 1)")
+    return options

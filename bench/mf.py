@@ -2,7 +2,8 @@
 
 Usage: python -m bench.mf [--ratings 10000000 --users 100000 --items 20000] [--rank 20]
        [--threads 2] [--iters 3] [--rounds 2] [--skip-quality] [--skip-speed] [--no-write]
-       [--shape synthetic|ml-latest-small|FilmTrust] [--solver cholesky|cg] [--als-only]
+       [--shape synthetic|ml-latest-small|FilmTrust] [--solver cholesky|cg] [--dtype float32]
+       [--als-only]
        [--blas-threads 1]
 
 Quality (when ../shared/datasets is present): ml-latest-small and FilmTrust, a random 80/20 split
@@ -205,20 +206,25 @@ def procs_quality(threads: int, procs: int) -> list[tuple]:
 
 def solver_quality(threads: int) -> list[tuple]:
     """Test RMSE of gaslab ALS (defaults: 10 iterations, reg 0.1 weighted, biases) with each solver
-    at rank 20 and 64 on the quality split, and the best epoch's seconds."""
+    and factor dtype at rank 20 and 64 on the quality split, and the best epoch's seconds."""
     rows = []
     for name, _r, train, test in _quality_sets():
         for rank in (20, 64):
-            for solver in ("cholesky", "cg"):
-                m = als(train, rank=rank, test=test, threads=threads, solver=solver)
+            for solver, dtype in (
+                ("cholesky", "float64"),
+                ("cg", "float64"),
+                ("cholesky", "float32"),
+                ("cg", "float32"),
+            ):
+                m = als(train, rank=rank, test=test, threads=threads, solver=solver, dtype=dtype)
                 last = m.history[-1]
                 sec = min(h["seconds"] for h in m.history)
                 print(
-                    f"{name} rank {rank} {solver}: test RMSE {last['test_rmse']:.4f}, train RMSE "
+                    f"{name} rank {rank} {solver} {dtype}: test RMSE {last['test_rmse']:.4f}, train RMSE "
                     f"{last['train_rmse']:.4f} after {len(m.history)} iterations, {sec:.3f} s/epoch",
                     flush=True,
                 )
-                rows.append((name, rank, solver, last["test_rmse"], last["train_rmse"], sec))
+                rows.append((name, rank, f"{solver} {dtype}", last["test_rmse"], last["train_rmse"], sec))
     return rows
 
 
@@ -241,6 +247,8 @@ def speed(args: argparse.Namespace) -> dict:
     )
     k, th, iters = args.rank, args.threads, args.iters
     kw = {} if args.solver is None else {"solver": args.solver}
+    if args.dtype is not None:
+        kw["dtype"] = args.dtype
 
     import scipy.sparse as sp
     from implicit.cpu.als import AlternatingLeastSquares
@@ -388,6 +396,9 @@ def main() -> None:
         help="time ALS/SGD on these ratings (ml-latest-small, FilmTrust: the real set, all ratings)",
     )
     ap.add_argument("--solver", default=None, help="gaslab ALS solver (default: als()'s default)")
+    ap.add_argument(
+        "--dtype", default=None, help="gaslab ALS factor storage, float64 or float32 (default: als()'s)"
+    )
     ap.add_argument("--als-only", action="store_true", help="time gaslab ALS and implicit only")
     ap.add_argument("--blas-threads", type=int, default=1, help="implicit's BLAS threads (1: its advice)")
     ap.add_argument(
@@ -449,7 +460,8 @@ def main() -> None:
             "",
             f"### Speed: {what}, {n:,d} ratings, {sp['users']:,d} users x {sp['items']:,d} items",
             "",
-            f"Rank {args.rank}, gaslab ALS solver {args.solver or 'default'}, {args.threads} threads "
+            f"Rank {args.rank}, gaslab ALS solver {args.solver or 'default'} {args.dtype or ''}, "
+            f"{args.threads} threads "
             f"(surprise: 1, it has no thread option), best epoch of {args.rounds} interleaved rounds of "
             f"{args.iters} epochs after a warm-up. Load average (1/5/15 min) {sp['load_start']} at the "
             f"start of the timed rounds and {sp['load_end']} at the end: the 2 cores were shared with "

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import gas
-from gas.algorithms.als import ALSCGProgram, als, layout
+from gas.algorithms.als import ALSCGProgram, ALSProgram, als, layout
+from gas.algorithms.mf_fit import _two_way
 from gas.cli import main
 from gas.errors import InputError
 from gas.io.ratings import Ratings
@@ -55,6 +56,44 @@ def test_cg_half_step_with_d_steps_is_the_ridge_solution(weighted):
     np.testing.assert_array_equal(got[U:], start[U:])  # items did not run
 
 
+@pytest.mark.parametrize("solver", ["cholesky", "cg"])
+def test_float32_two_way_half_steps_are_the_ridge_solutions(solver):
+    # factors stored in float32 on the graph with each rating both ways (what als() runs): the
+    # users' half-step and then the items' are the ridge solutions (lstsq, float64) from the
+    # stored float32 vectors, to float32 rounding; CG with d steps as above
+    r = _ratings(seed=6)
+    U = r.num_users
+    g = _two_way(r.graph())
+    k, reg, mean = 3, 0.3, 2.5
+    d, _ = layout(k, True)
+    kw = {"cg_steps": d} if solver == "cg" else {}
+    program = ALSCGProgram if solver == "cg" else ALSProgram
+    half = d + 1 if solver == "cg" else 1
+
+    def run(steps: int) -> np.ndarray:
+        prog = program(k, reg, True, True, mean, 4, 1.0, np.float32, True, **kw)
+        eng = gas.SyncEngine(g, prog)
+        eng.run(max_iter=steps, active=np.arange(U))
+        assert eng.columns["w"].dtype == np.float32
+        return eng.columns["w"].astype(np.float64)
+
+    start, users, both = run(0), run(half), run(2 * half)
+    m = g.out_indptr[U]  # the user -> item edges come first
+    for v in range(g.num_vertices):
+        es = np.arange(g.out_indptr[v], g.out_indptr[v + 1])
+        fixed = start if v < U else users  # the other side's vectors when v solves
+        X = np.hstack([fixed[g.dst[es], :k], np.ones((len(es), 1))])
+        y = g.weights[es] - mean - fixed[g.dst[es], k]
+        got = (users if v < U else both)[v, :d]
+        np.testing.assert_allclose(got, _ridge(X, y, reg * len(es)), rtol=2e-5, atol=2e-6)
+    assert g.num_edges == 2 * m == 2 * r.graph().num_edges  # repeated pairs kept once
+    # als(dtype="float32"): the same test RMSE as float64 to float32 rounding, float64 factors out
+    tr, te = r.split(0.25, seed=1)
+    f32, f64 = (als(tr, rank=k, iters=5, solver=solver, dtype=dt) for dt in ("float32", "float64"))
+    assert f32.user_factors.dtype == np.float64 and f32.params["dtype"] == "float32"
+    assert f32.rmse(te) == pytest.approx(f64.rmse(te), rel=1e-4)
+
+
 def test_cg_and_cholesky_reach_the_same_fixed_point():
     # same start, same objective: after enough iterations both solvers sit at the same factors
     r = _ratings(seed=3, nu=20, ni=14, n=200)
@@ -79,6 +118,8 @@ def test_cg_and_cholesky_reach_the_same_fixed_point():
         {"solver": "cg", "procs": 2, "staleness": 1},
         {"solver": "cg", "procs": 2},
         {"solver": "cg", "engine": "async"},
+        {"dtype": "int64"},
+        {"dtype": "float16"},
     ],
 )
 def test_cg_bad_arguments_are_input_errors(kw):

@@ -172,6 +172,7 @@ def register(subparsers: Any) -> None:
         default="cholesky",
         help="each vertex's solve: exact normal equations (cholesky) or 3 warm-started CG steps (cg)",
     )
+    p.add_argument("--dtype", choices=("float64", "float32"), default="float64", help="factor storage")
     p.set_defaults(func=_cmd_train, algorithm="als")
 
     p = subparsers.add_parser(
@@ -321,6 +322,7 @@ def _fit(args: argparse.Namespace, train: Any, test: Any, say: Any, rec: StatsRe
         priority_ratio=args.priority_ratio,
         straggler=args.straggler,
         solver=args.solver,
+        dtype=args.dtype,
         **common,
     )
     if "ssp" in model.params:
