@@ -32,9 +32,9 @@ model, the threads of each side (gaslab's Numba threads and threading layer, imp
 ``num_threads``), every BLAS/OpenMP pool threadpoolctl sees outside and inside implicit's
 ``threadpool_limits`` (implicit warns when OpenBLAS has more than one thread), the thread
 environment variables, and the load average before and after every measured round. The ALS ratio
-depends on load: gaslab's half-steps run on one thread (one side of the bipartite graph is one
-contiguous block of the engine's vertex ranges, which Numba hands to one thread), implicit's on
-both, so implicit gains a second free core and gaslab does not (bench/RESULTS.md).
+depends on load: both sides run on every thread they are given (gaslab's half-steps since the
+engine's vertex ranges run in a spread order, bench/RESULTS.md), so a second core that is busy
+elsewhere slows both, but not always by the same amount.
 """
 
 from __future__ import annotations
