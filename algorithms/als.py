@@ -124,9 +124,11 @@ def _rank4(acc, d):
     acc[d + 5, 0] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _normal_add(acc, x, t, k, biases):
-    """Add one rating to a normal-equation accumulator.
+    """Add one rating to a normal-equation accumulator (inlined into the gather at Numba IR
+    level: called per rating with the neighbour's row, a compiled call cost reference-count
+    updates of the row and made the pass 2-5x slower, bench/RESULTS.md).
 
     Layout of ``acc`` (``d`` unknowns, ``width`` >= ``d`` columns, unused columns stay 0):
     rows ``0..d-1`` the normal matrix ``sum f f^T``, row ``d`` the right-hand side
@@ -276,28 +278,7 @@ class ALSProgram(VertexProgram):
         _start(v.w, self.seed, v.vid, self.rank, self.init_std)
 
     def gather(self, v, e, nbr, acc):
-        # _normal_add written out: a helper called per edge with the neighbour's row as an
-        # argument made the pass slower (bench/RESULTS.md); the rank-4 update stays a call
-        x = nbr.w
-        k = self.rank
-        d = self.dim
-        t = e.weight - self.mu
-        nb = int(acc[d + 5, 0])
-        f = acc[d + 1 + nb]
-        rhs = acc[d]
-        if self.biases:
-            t -= x[k]
-            f[k] = 1.0
-            rhs[k] += t
-        for b in range(k):
-            xb = x[b]
-            f[b] = xb
-            rhs[b] += t * xb
-        acc[d + 5, 1] += 1.0
-        if nb == _STAGE - 1:
-            _rank4(acc, d)
-        else:
-            acc[d + 5, 0] = nb + 1.0
+        _normal_add(acc, nbr.w, e.weight - self.mu, self.rank, self.biases)
 
     def sum(self, a, b):
         _merge(a, b)

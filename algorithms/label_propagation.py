@@ -14,8 +14,7 @@ under ``edge`` consistency its ``sweep`` scheduler runs exactly the rule's sweep
 class, each class the vertices scheduled when the pass reaches it, on one thread or several.
 Graphs of up to :data:`RENUMBER_MAX_EDGES` edges are first renumbered class by class (colour 0
 first), so that each class is a contiguous id range: the sweeps then read the graph in order,
-which pays for the copy (on one thread the ``priority`` scheduler with ``priority_ratio=0``
-then does the same as the sweep: one pass in id order over every scheduled vertex).
+which pays for the copy.
 A vertex is scheduled while it may not hold one of its most frequent labels: all of them at the
 start, then those whose neighbour changed to a label other than theirs (a neighbour that took
 your label cannot take your majority away). A vertex that is not scheduled would keep its label
@@ -250,20 +249,15 @@ label_propagation_phased`; ``partition`` as :func:`gas.run`'s), with the same an
         labels = label_propagation_phased(S, color, procs=procs, partition=partition, max_sweeps=max_sweeps)
         return community_labels(G, labels)
     if S.num_edges > RENUMBER_MAX_EDGES:  # the classes as they are: renumbering would cost more
-        eng = AsyncEngine(
-            S, LabelPropagationProgram(np.arange(n), small_labels(n)), scheduler="sweep", consistency="edge",
-            threads=threads, colors=color,
-        )  # fmt: skip
-        order = None
+        R, order = S, np.arange(n)
     else:
-        one = (threads or numba.get_num_threads()) == 1  # one thread: a pass in id order
         R, order = _by_class(S, color, threads)
-        eng = AsyncEngine(
-            R, LabelPropagationProgram(order, small_labels(n)), scheduler="priority" if one else "sweep",
-            consistency="edge", threads=threads, priority_ratio=0.0, colors=None if one else color[order],
-        )  # fmt: skip
+    eng = AsyncEngine(
+        R, LabelPropagationProgram(order, small_labels(n)), scheduler="sweep", consistency="edge",
+        threads=threads, colors=color[order],
+    )  # fmt: skip
     if not eng.run(max_sweeps).converged:
         raise ConvergenceError(f"Label propagation still moving after {max_sweeps} sweeps (raise max_sweeps)")
     labels = np.empty(n, np.int64)
-    labels[np.arange(n) if order is None else order] = eng.columns["label"]
+    labels[order] = eng.columns["label"]
     return community_labels(G, labels)

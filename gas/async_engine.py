@@ -96,7 +96,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 
 from gas.engine_base import Engine, Hook
@@ -463,7 +462,9 @@ class AsyncEngine(Engine):
             topo=(g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src),
             pass_out=pass_out,
             pass_args=(self.acc, self.zero, self.ctx, queued, prio, self.visit_degree, stack, pass_out),
-            batch=np.empty((2, n if self.scheduler == "sweep" else 0), np.int64),
+            sweep=(np.empty((2, n), np.int64), np.empty(nthreads + 1, np.int64))
+            if self.scheduler == "sweep"
+            else None,
         )
 
     def _par_pass_ok(self, nthreads: int) -> bool:
@@ -515,8 +516,7 @@ class AsyncEngine(Engine):
         out = r.pass_out
         self.k.k_async_sweep(
             r.order, r.bounds, SWEEP_SMALL_EDGES, int(r.own_prio), self.VC, self.EC, self.params, *r.topo,
-            self.acc, self.zero, self.ctx, r.queued, r.prio, self.visit_degree, r.batch,
-            np.empty(numba.get_num_threads() + 1, np.int64), out,
+            self.acc, self.zero, self.ctx, r.queued, r.prio, self.visit_degree, *r.sweep, out,
         )  # fmt: skip
         return int(out[0]), int(out[1])
 
@@ -576,5 +576,6 @@ class _Rounds:
     pass_args: tuple[Any, ...]
     #: the worklists and id blocks of a several-thread cascading pass (else None)
     par_args: tuple[np.ndarray, np.ndarray] | None = None
-    #: the ``sweep`` scheduler's scratch for one group's scheduled ids
-    batch: np.ndarray | None = None
+    #: the ``sweep`` scheduler's scratch: one group's scheduled ids and their running work, and
+    #: the threads' cuts of it (one entry more than the threads the round runs on)
+    sweep: tuple[np.ndarray, np.ndarray] | None = None

@@ -105,45 +105,47 @@ def color_classes(color: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @numba.njit(cache=True, parallel=True)
-def _first_clash(color, distance, out_indptr, dst, in_indptr, in_src):
-    """The smallest vertex with a neighbour (``distance`` 2: or a neighbour's neighbour) of its
-    own colour, and that vertex; (-1, -1) when there is none. At distance 1 the out-lists hold
-    every edge once, so only they are read: each vertex keeps the smallest vertex of its
-    clashing out-edges (itself or the other end)."""
+def _first_clash(color, out_indptr, dst):
+    """The smallest vertex with a neighbour of its own colour, and that neighbour; (-1, -1) when
+    there is none. The out-lists hold every edge once, so only they are read: each vertex keeps
+    the smallest end of its clashing out-edges (itself or the other end)."""
+    n = color.shape[0]
+    low = np.full(n, n, np.int64)
+    other = np.full(n, -1, np.int64)  # the other end of that edge
+    for v in numba.prange(n):
+        for k in range(out_indptr[v], out_indptr[v + 1]):
+            u = dst[k]
+            if u != v and color[u] == color[v] and min(u, v) < low[v]:
+                low[v] = min(u, v)
+                other[v] = u if u > v else v
+    v = np.argmin(low)
+    return (low[v], other[v]) if low[v] < n else (-1, -1)
+
+
+@numba.njit(cache=True, parallel=True)
+def _first_clash2(color, out_indptr, dst, in_indptr, in_src):
+    """The smallest vertex with a neighbour or a neighbour's neighbour of its own colour, and
+    that vertex; (-1, -1) when there is none."""
     n = color.shape[0]
     clash = np.full(n, -1, np.int64)
-    low = np.full(n, n, np.int64)  # distance 1: the smallest end of v's clashing out-edges
-    sides = 1 if distance == 1 else 2
     for v in numba.prange(n):
-        for side in range(sides):
+        for side in range(2):
             lo = out_indptr[v] if side == 0 else in_indptr[v]
             hi = out_indptr[v + 1] if side == 0 else in_indptr[v + 1]
             for k in range(lo, hi):
                 u = dst[k] if side == 0 else in_src[k]
-                if u != v and color[u] == color[v]:
-                    if distance == 1:
-                        if min(u, v) < low[v]:
-                            low[v] = min(u, v)
-                            clash[v] = u
-                    else:
-                        clash[v] = u
-                if distance == 2 and u != v:
-                    for k2 in range(out_indptr[u], out_indptr[u + 1]):
-                        w = dst[k2]
-                        if w != v and color[w] == color[v]:
-                            clash[v] = w
-                    for k2 in range(in_indptr[u], in_indptr[u + 1]):
-                        w = in_src[k2]
-                        if w != v and color[w] == color[v]:
-                            clash[v] = w
-    if distance == 1:
-        best = n
-        pair = (-1, -1)
-        for v in range(n):
-            if low[v] < best:
-                best = low[v]
-                pair = (v, clash[v]) if low[v] == v else (clash[v], v)
-        return pair
+                if u == v:
+                    continue
+                if color[u] == color[v]:
+                    clash[v] = u
+                for k2 in range(out_indptr[u], out_indptr[u + 1]):
+                    w = dst[k2]
+                    if w != v and color[w] == color[v]:
+                        clash[v] = w
+                for k2 in range(in_indptr[u], in_indptr[u + 1]):
+                    w = in_src[k2]
+                    if w != v and color[w] == color[v]:
+                        clash[v] = w
     for v in range(n):
         if clash[v] >= 0:
             return v, clash[v]
@@ -171,7 +173,10 @@ def check_coloring(graph: Graph, color: np.ndarray, distance: int = 1) -> np.nda
     if c.shape != (n,) or (n and (not np.issubdtype(c.dtype, np.integer) or c.min() < 0)):
         raise GasError(f"Expected one integer colour >= 0 per vertex ({n}); got shape {c.shape}, {c.dtype}")
     c = c.astype(np.int32)
-    v, u = _first_clash(c, int(distance), graph.out_indptr, graph.dst, graph.in_indptr, graph.in_src)
+    if distance == 1:
+        v, u = _first_clash(c, graph.out_indptr, graph.dst)
+    else:
+        v, u = _first_clash2(c, graph.out_indptr, graph.dst, graph.in_indptr, graph.in_src)
     if v >= 0:
         raise GasError(
             f"Expected a distance-{distance} colouring: vertices {v} and {u} both have colour {c[v]}"
