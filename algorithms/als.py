@@ -354,15 +354,17 @@ class ALSAsyncProgram(ALSProgram):
 class ALSCGProgram(ALSProgram):
     """ALS whose half-steps solve each vertex's ridge regression by conjugate gradients.
 
-    A half-step is ``cg_steps + 1`` supersteps of the same side: the first gathers the residual
-    at the vertex's current factors (warm start: the factors of the previous half-step), each
-    later one gathers ``A p`` for the search direction ``p`` and takes one CG step. Every pass
+    A half-step is one superstep of ``cg_steps + 1`` inner steps (``inner_steps``,
+    :mod:`gas.engine_steps`): the first round gathers the residual at the vertex's current
+    factors (warm start: the factors of the previous half-step), each later one gathers ``A p``
+    for the search direction ``p`` and takes one CG step. Only one side is active, so the engine
+    runs a vertex's rounds back to back while its neighbours' rows are in cache. Every pass
     costs ``O(k)`` per rating (Takacs et al. 2011 for explicit ALS; implicit's ALS solves its
     objective the same way), where the normal matrix of :class:`ALSProgram` costs ``O(k^2)``
-    per rating, and the accumulator is two rows instead of ``k + 7``. A vertex keeps itself
-    scheduled (``priority``) while it has steps left; its last step signals the other side.
-    ``cg_steps = d`` (``rank``, plus one with biases) solves exactly up to rounding; fewer steps
-    solve approximately, from a better start every iteration.
+    per rating, and the accumulator is two rows instead of ``k + 7``. ``v.cg[2]`` counts the
+    steps a vertex has left (0: the next round starts a solve); the scatter after the last one
+    signals the other side. ``cg_steps = d`` (``rank``, plus one with biases) solves exactly up
+    to rounding; fewer steps solve approximately, from a better start every iteration.
 
     Parameters
     ----------
@@ -373,7 +375,9 @@ class ALSCGProgram(ALSProgram):
     def __init__(self, *args: Any, cg_steps: int = 3, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.cg_steps = check_whole("cg_steps", cg_steps, 1)
-        self.half_step_supersteps = self.cg_steps + 1  # read by the fit driver (mf_fit)
+        self.inner_steps = self.cg_steps + 1  # one superstep per half-step
+        self.fastmath = True  # the dot products and sums in vector registers (order of sums free)
+        self.half_step_supersteps = 1  # read by the fit driver (mf_fit)
         width = self.vertex_data["w"][1]
         self.vertex_data = {
             "w": self.vertex_data["w"],
@@ -387,8 +391,9 @@ class ALSCGProgram(ALSProgram):
         _start(v.w, self.seed, v.vid, self.rank, self.init_std)
         for j in range(self.dim):
             v.p[j] = v.w[j]  # a solve's first pass reads p = w (see _cg_step)
+        v.cg[2] = 0.0  # no steps left: the first round starts a solve
 
-    def gather(self, v, e, nbr, acc, ctx):
+    def gather(self, v, e, nbr, acc):
         # written out, reading p (= w in the first pass): a helper called per edge with the rows
         # as arguments, choosing between w and p, made each pass 2-3x slower (bench/RESULTS.md)
         x = nbr.w
@@ -401,7 +406,7 @@ class ALSCGProgram(ALSProgram):
         if self.biases:
             t -= x[k]
             s += me[k]
-        if ctx.iteration % (self.cg_steps + 1) == 0:
+        if v.cg[2] == 0.0:  # a solve's first round: the residual
             s = t - s
         out = acc[0]
         for b in range(k):
@@ -416,16 +421,14 @@ class ALSCGProgram(ALSProgram):
                 a[i, j] += b[i, j]
 
     def apply(self, v, total, ctx):
-        phase = ctx.iteration % (self.cg_steps + 1)
+        rounds = self.cg_steps + 1
+        phase = (rounds - int(v.cg[2])) % rounds  # 0 with no steps left, then 1, 2, ...
         lam = self.reg * total[1, 0] if self.weighted else self.reg
         _cg_step(v.w, v.r, v.p, v.cg, total, self.dim, lam, phase == 0, phase == self.cg_steps)
         v.cg[2] = self.cg_steps - phase
 
-    def priority(self, v):
-        return v.cg[2]
-
-    def scatter(self, v, e, nbr, ctx):
-        return ctx.iteration % (self.cg_steps + 1) == self.cg_steps
+    def scatter(self, v, e, nbr):
+        return True  # after the half-step's last round: the other side solves next
 
 
 def als(

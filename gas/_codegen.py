@@ -129,6 +129,7 @@ def _header(spec: BoundProgram, jit: bool) -> str:
         "_scatter = _wrap(_F.get('scatter'))",
         "_aggregate = _wrap(_F.get('aggregate'))",
         f"HAS_PRIORITY = {spec.schedules_itself}",
+        f"FASTMATH = {_fastmath_source(spec.program)}",
         "def _no_priority(p, VC, EC, v):",
         "    return 0.0",
         "_priority = _wrap(_F.get('priority') or _no_priority)",
@@ -153,6 +154,29 @@ def _header(spec: BoundProgram, jit: bool) -> str:
     lines += ["    r = _aggregate(p, VC, EC, v)"] if len(spec.agg_names) > 1 else []
     lines += [f"    return {body}"]
     return "\n".join(lines) + "\n\n"
+
+
+#: the floating-point licences a program may give its inner-step kernel (``fastmath``): reordering
+#: sums and fusing multiply-adds, never the assumption that values are finite
+FASTMATH_FLAGS = ("contract", "reassoc")
+
+
+def _fastmath_source(program: Any) -> str:
+    """``FASTMATH`` of the generated header: False, or the flags of :data:`FASTMATH_FLAGS` the
+    program's ``fastmath`` names (True: all of them), in a fixed order (the key hashes it)."""
+    want = getattr(program, "fastmath", False)
+    if want is False or want is None:
+        return "False"
+    flags = FASTMATH_FLAGS if want is True else tuple(sorted(want))
+    bad = [f for f in flags if f not in FASTMATH_FLAGS]
+    if bad:
+        from gas.errors import ProgramError
+
+        raise ProgramError(
+            f"Expected {type(program).__name__}.fastmath to be True, False or flags among "
+            f"{', '.join(FASTMATH_FLAGS)} (got {want!r})"
+        )
+    return "set(" + repr(flags) + ")" if flags else "False"
 
 
 # Bump when the generated code's environment changes in a way the other inputs do not show

@@ -39,7 +39,7 @@ def _agg_add(out, c, t):
             out[c, j] = x
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_init(chunks, VC, EC, params, ctx):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]
@@ -74,7 +74,7 @@ def _gather_vertex_array(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_ei
             _gather(p, VC, EC, v, e, dst[e], a)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_gather(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero):
     nch = chunks.shape[0] - 1
     step = _spread(nch)
@@ -86,7 +86,7 @@ def k_gather(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src,
                 acc[v] = _gather_vertex(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, zero[0])
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_gather_array(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero):
     """``k_gather`` for an array ``gather_type``: ``_gather`` adds into the row ``acc[v]`` in place."""
     nch = chunks.shape[0] - 1
@@ -100,7 +100,7 @@ def k_gather_array(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, i
                 _gather_vertex_array(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc[v], z)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_gather_slots(
     chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, slot_ptr, slots
 ):
@@ -124,7 +124,7 @@ def k_gather_slots(
                         pos += 1
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_apply_slots(chunks, active, VC, EC, params, slot_ptr, slots, ctx):
     """``apply`` with each vertex's slots (a view) as its total."""
     nch = chunks.shape[0] - 1
@@ -138,7 +138,7 @@ def k_apply_slots(chunks, active, VC, EC, params, slot_ptr, slots, ctx):
                 _apply(p, VC, EC, v, slots[slot_ptr[v] : slot_ptr[v + 1]], cx)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_combine(rows, acc, incoming, VC, EC, params):
     """Fold partial totals from another partition into ``acc`` with the program's ``sum``:
     ``acc[rows[i]] = sum(acc[rows[i]], incoming[i])`` (``rows`` holds no repeats)."""
@@ -151,7 +151,7 @@ def k_combine(rows, acc, incoming, VC, EC, params):
             acc[r] = _sum(p, VC, EC, acc[r], incoming[i])
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_apply(chunks, active, VC, EC, params, acc, ctx):
     nch = chunks.shape[0] - 1
     step = _spread(nch)
@@ -164,7 +164,7 @@ def k_apply(chunks, active, VC, EC, params, acc, ctx):
                 _apply(p, VC, EC, v, acc[v], cx)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_scatter(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, signal):
     nch = chunks.shape[0] - 1
     step = _spread(nch)
@@ -185,7 +185,7 @@ def k_scatter(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src
                             signal[u] = 1
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_scatter_prio(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, signal, prio):
     """``k_scatter`` that also keeps each signal's priority (the largest per vertex, as
     ``_signal`` does): the asynchronous priority scheduler across processes."""
@@ -199,7 +199,7 @@ def k_scatter_prio(chunks, active, VC, EC, params, out_indptr, dst, in_indptr, i
                 _async_scatter(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, signal, prio)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_aggregate(chunks, VC, EC, params, out):
     for c in prange(chunks.shape[0] - 1):
         p = params[0]
@@ -208,7 +208,7 @@ def k_aggregate(chunks, VC, EC, params, out):
             _agg_add(out, c, _agg_tuple(p, VC, EC, v))
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_gather_seg(bounds, blk_dst, blk_ptr, seg_src, seg_eid, VC, EC, params, acc, zero):
     """All-active IN gather over the segmented layout (see ``gas._segments``); with a
     relabelled layout, ``VC`` holds the neighbour-read columns in the layout's order."""
@@ -239,7 +239,7 @@ def k_gather_seg(bounds, blk_dst, blk_ptr, seg_src, seg_eid, VC, EC, params, acc
                 acc[v] = _sum(p, VC, EC, a, a2)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_apply_aggregate_all(chunks, VC, EC, params, acc, ctx, out, apply):
     """``k_apply`` then ``k_aggregate`` fused, when every vertex is active (one pass, not two):
     ``aggregate(v)`` reads only ``v``, so its value right after ``v``'s apply is final. With
@@ -255,7 +255,7 @@ def k_apply_aggregate_all(chunks, VC, EC, params, acc, ctx, out, apply):
             _agg_add(out, c, _agg_tuple(p, VC, EC, v))
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_priorities(idx, VC, EC, params, out):
     """``out[i] = priority(idx[i])``, the program's own priority of each listed vertex (0 for a
     program without ``priority``)."""
@@ -330,7 +330,28 @@ def _gather_apply(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc,
         _apply(p, VC, EC, v, a, cx)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
+def k_gather_apply_steps(
+    chunks, active, steps, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, ctx
+):
+    """A synchronous superstep's ``steps`` rounds of gather and apply (``inner_steps``), each
+    active vertex's rounds back to back, so that the neighbour rows its gathers read stay in
+    cache. The engine calls it only when no active vertex gathers from another one: then no
+    gather can see another vertex's apply of the same superstep, and the rounds give what
+    ``steps`` separate gather and apply passes give."""
+    nch = chunks.shape[0] - 1
+    step = _spread(nch)
+    for i_ in prange(nch):
+        c = (i_ * step) % nch
+        p = params[0]
+        cx = ctx[0]
+        for v in range(chunks[c], chunks[c + 1]):
+            if active[v]:
+                for _s in range(steps):
+                    _gather_apply(p, VC, EC, v, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, cx)
+
+
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_async(batch, VC, EC, params, out_indptr, dst, in_indptr, in_src, in_eid, acc, zero, ctx, queued, prio):
     """One asynchronous step over ``batch``: each vertex gathers (reading its neighbours' current
     data), applies and scatters as one update. The caller makes the batch safe for its

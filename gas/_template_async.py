@@ -44,7 +44,7 @@ def _pass_signal(queued, prio, u, r, thr, me, cur, stack, sp):
     return sp
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_async_pass(
     thr,
     budget,
@@ -173,7 +173,7 @@ def _par_set(queued, v, state):
         pass
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_async_pass_par(
     thr,
     budget,
@@ -285,7 +285,7 @@ def k_async_pass_par(
     out[3] = tops.max()
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath=FASTMATH)
 def k_async_sweep(
     order,
     bounds,

@@ -61,10 +61,13 @@ import numpy as np
 from gas.engine_base import Engine, Hook, engine_for
 from gas.engine_ranges import active_mask
 from gas.engine_result import RunLog, RunResult, require_converged
+from gas.engine_steps import gathers_from_active
 from gas.errors import GasError, ProgramError
+from gas.exchange_protocol import LocalExchange
 from gas.graph import Graph
 from gas.local_part import Partition
-from gas.program import VertexProgram
+from gas.program import EdgeDir, VertexProgram
+from gas.threads import num_threads
 
 __all__ = ["SyncEngine", "RunResult", "run", "engine_for", "active_mask", "require_converged"]
 
@@ -98,6 +101,7 @@ class SyncEngine(Engine):
 
     name = "sync"
     fused_aggregates = True  # superstep: apply_aggregate when everyone is active (no scatter)
+    runs_inner_steps = True
 
     def _check_consistency(self) -> None:
         if self.spec.consistency_needed == "full":
@@ -126,16 +130,38 @@ class SyncEngine(Engine):
         (True, ['change', 'dangling'])
         """
         ex = self.exchange
-        self.gather(active, everyone)
-        if self.gathers:
-            ex.reduce_gather(self.acc, active, 0)
         part = None
-        if everyone and self.spec.agg_names and not self.scatters:
-            part = self.apply_aggregate()  # apply and aggregate fused in one pass
-        else:
-            self.apply(active)
-        ex.sync_vertices(self.VC, active)
+        if self.inner_steps > 1 and self._steps_back_to_back(active):
+            g = self.graph
+            topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if self.EC else g.in_src)
+            args = (self.VC, self.EC, self.params, *topo, self.acc, self.zero, self.ctx)
+            self.k.k_gather_apply_steps(self.chunks, active, self.inner_steps, *args)
+            return self._signals(active), self.aggregate()
+        for _ in range(self.inner_steps):  # one round of gather and apply (inner_steps: several)
+            self.gather(active, everyone)
+            if self.gathers:
+                ex.reduce_gather(self.acc, active, 0)
+            if everyone and self.spec.agg_names and not self.scatters and self.inner_steps == 1:
+                part = self.apply_aggregate()  # apply and aggregate fused in one pass
+            else:
+                self.apply(active)
+            ex.sync_vertices(self.VC, active)
         return self._signals(active), self.aggregate(part)
+
+    def _steps_back_to_back(self, active: np.ndarray) -> bool:
+        """Whether this superstep's inner steps may run as one kernel, each vertex's rounds back
+        to back (:mod:`gas.engine_steps`): one process, a program that gathers into a total (not
+        slots), compiled, and no active vertex gathering from another one."""
+        if self.debug or not self.gathers or self.spec.gather_slots:
+            return False
+        if not isinstance(self.exchange, LocalExchange) or self.apply_chunks is not self.chunks:
+            return False
+        g, gdir = self.graph, EdgeDir(self.program.gather_edges)
+        topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src)
+        with num_threads(self.threads):
+            sides = (bool(gdir & EdgeDir.IN), bool(gdir & EdgeDir.OUT))
+            clash = gathers_from_active(self.chunks, active, *topo, *sides)
+        return clash == 0
 
     def _signals(self, active: np.ndarray) -> np.ndarray | None:
         """The vertices signalled for the next superstep (a program's own ``priority(v) > 0``

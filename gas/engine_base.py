@@ -55,6 +55,7 @@ from gas._typecheck import typecheck
 from gas.config import CONFIG
 from gas.engine_ranges import active_mask, balanced_chunks
 from gas.engine_result import RunResult
+from gas.engine_steps import check_inner_steps
 from gas.errors import GasError
 from gas.exchange_protocol import Exchange, LocalExchange
 from gas.graph import Graph
@@ -113,6 +114,8 @@ class Engine:
     #: the engine's supersteps call :meth:`apply_aggregate` when every vertex is active and the
     #: program does not scatter: its other aggregates then run that kernel without the apply
     fused_aggregates = False
+    #: whether the engine runs a program's ``inner_steps`` above 1 (gas.engine_steps)
+    runs_inner_steps = False
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -134,6 +137,8 @@ class Engine:
         self.program = program
         self.spec = validate(program, g, checked)
         self._check_consistency()
+        #: rounds of gather and apply per superstep (``VertexProgram.inner_steps``)
+        self.inner_steps = check_inner_steps(program, self.name, self.runs_inner_steps)
         self.threads = threads
         self.debug = debug
         self.exchange = exchange or LocalExchange()

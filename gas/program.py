@@ -170,6 +170,17 @@ class VertexProgram:
     checked : bool
         True (default): bounds-check the methods' array indexing (see the module docstring).
         False: compile without the checks (a trusted, tested program; slightly faster).
+    fastmath : bool or set of str
+        False (default): floating-point operations run in the order written. True (or a
+        subset of ``{"reassoc", "contract"}``): the program's kernels may reorder sums and fuse
+        multiplies with adds, so that a loop such as a dot product runs in vector registers;
+        results change in the last bits and stay the same from run to run. Values are never
+        assumed finite (NaN and infinity checks keep working).
+    inner_steps : int
+        Rounds of gather and apply in each superstep of the synchronous engine, before one
+        scatter (default 1); each round's gathers see the previous round's applies. When no
+        active vertex gathers from another one, a vertex's rounds run back to back
+        (:mod:`gas.engine_steps`; ALS's conjugate-gradient solves use it).
 
     Instance attributes set in ``__init__`` are visible in the methods as ``self.<name>``:
     numbers, and numeric or bool numpy arrays of 1 or 2 dimensions (per-vertex inputs such as
@@ -231,6 +242,8 @@ class VertexProgram:
     aggregates: dict[str, str] = {}
     output: str | None = None
     checked: bool = True
+    inner_steps: int = 1
+    fastmath: bool | set[str] = False
 
 
 @dataclass

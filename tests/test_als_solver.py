@@ -35,7 +35,7 @@ def _ridge(X: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
 @pytest.mark.parametrize("weighted", [False, True])
 def test_cg_half_step_with_d_steps_is_the_ridge_solution(weighted):
     # CG on a d x d symmetric positive definite system ends at its solution after d steps (in
-    # exact arithmetic); one users' half-step is d + 1 supersteps
+    # exact arithmetic); one users' half-step is one superstep of d + 1 inner steps
     r = _ratings()
     g, U = r.graph(), r.num_users
     k, reg, mean = 3, 0.3, 2.5
@@ -44,7 +44,8 @@ def test_cg_half_step_with_d_steps_is_the_ridge_solution(weighted):
     eng = gas.SyncEngine(g, prog)
     eng.run(max_iter=0)  # init only: the starting vectors
     start = eng.columns["w"].copy()
-    eng.run(max_iter=d + 1, active=np.arange(U))  # init runs again and draws the same start
+    assert prog.inner_steps == d + 1 and prog.half_step_supersteps == 1
+    eng.run(max_iter=1, active=np.arange(U))  # init runs again and draws the same start
     got = eng.columns["w"]
     for user in range(U):
         es = np.arange(g.out_indptr[user], g.out_indptr[user + 1])
@@ -68,7 +69,7 @@ def test_float32_two_way_half_steps_are_the_ridge_solutions(solver):
     d, _ = layout(k, True)
     kw = {"cg_steps": d} if solver == "cg" else {}
     program = ALSCGProgram if solver == "cg" else ALSProgram
-    half = d + 1 if solver == "cg" else 1
+    half = 1  # a half-step is one superstep with either solver
 
     def run(steps: int) -> np.ndarray:
         prog = program(k, reg, True, True, mean, 4, 1.0, np.float32, True, **kw)

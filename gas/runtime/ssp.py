@@ -180,6 +180,11 @@ def check_ssp(program: VertexProgram, staleness: int | None, straggler: Any = No
             "set agreed every superstep; bounded staleness runs static programs only (e.g. PageRank). "
             "Hint: drop --staleness"
         )
+    if getattr(program, "inner_steps", 1) != 1:
+        raise GasError(
+            f"{type(program).__name__} sets inner_steps = {program.inner_steps}; bounded staleness runs one "
+            "gather and apply per superstep. Hint: drop --staleness, or set inner_steps = 1"
+        )
     if straggler is not None:
         parse_straggler(straggler)
 
