@@ -361,7 +361,7 @@ class ALSCGProgram(ALSProgram):
     runs a vertex's rounds back to back while its neighbours' rows are in cache. Every pass
     costs ``O(k)`` per rating (Takacs et al. 2011 for explicit ALS; implicit's ALS solves its
     objective the same way), where the normal matrix of :class:`ALSProgram` costs ``O(k^2)``
-    per rating, and the accumulator is two rows instead of ``k + 7``. ``v.cg[2]`` counts the
+    per rating, and the accumulator is one row instead of ``k + 7``. ``v.cg[2]`` counts the
     steps a vertex has left (0: the next round starts a solve); the scatter after the last one
     signals the other side. ``cg_steps = d`` (``rank``, plus one with biases) solves exactly up
     to rounding; fewer steps solve approximately, from a better start every iteration.
@@ -385,7 +385,11 @@ class ALSCGProgram(ALSProgram):
             "p": (np.float64, width),
             "cg": (np.float64, 3),  # r . r, lam, steps left (priority)
         }
-        self.gather_type = (np.float64, (2, width))
+        self.gather_type = (np.float64, (1, width))
+        # ratings per vertex from its degree (one process, where CG runs: a partition would cut it
+        # short): a count kept by the gather stored into the total at every rating, which cost a
+        # third of the pass (bench/RESULTS.md, "ALS: a half-step in one superstep")
+        self.both_ways = self.gather_edges == OUT
 
     def init(self, v, ctx):
         _start(v.w, self.seed, v.vid, self.rank, self.init_std)
@@ -413,7 +417,6 @@ class ALSCGProgram(ALSProgram):
             out[b] += s * x[b]
         if self.biases:
             out[k] += s
-        acc[1, 0] += 1.0
 
     def sum(self, a, b):
         for i in range(a.shape[0]):
@@ -423,7 +426,8 @@ class ALSCGProgram(ALSProgram):
     def apply(self, v, total, ctx):
         rounds = self.cg_steps + 1
         phase = (rounds - int(v.cg[2])) % rounds  # 0 with no steps left, then 1, 2, ...
-        lam = self.reg * total[1, 0] if self.weighted else self.reg
+        ratings = v.out_degree if self.both_ways else v.out_degree + v.in_degree  # a user's or an item's
+        lam = self.reg * ratings if self.weighted else self.reg
         _cg_step(v.w, v.r, v.p, v.cg, total, self.dim, lam, phase == 0, phase == self.cg_steps)
         v.cg[2] = self.cg_steps - phase
 
@@ -558,7 +562,7 @@ def _solver_memory(
     fit.params["dtype"] = np.dtype(dt).name
     d, width = layout(rank, biases)
     per_rating = 96 * (2 if fit.two_way else 1)
-    fit.check_memory(8 * (2 * (2 if cg else d + 6) * width + (6 if cg else 4) * width), per_rating)
+    fit.check_memory(8 * (2 * (1 if cg else d + 6) * width + (6 if cg else 4) * width), per_rating)
     fit.params.update(solver=solver, **({"cg_steps": int(cg_steps)} if cg else {}))
     return cg, dt
 
