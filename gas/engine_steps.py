@@ -13,6 +13,11 @@ the rows its gathers read are still in cache, and gets what the separate rounds 
 :func:`gathers_from_active` is the check, made every superstep (a byte read per gather edge of
 the active vertices); when it fails, or on several processes, the rounds run one pass each.
 
+A program's ``fastmath = True`` (or a subset of ``{"reassoc", "contract"}``) lets its kernels
+reorder floating-point sums and fuse multiplies with adds, so that a loop such as a dot product
+runs in vector registers; results change in the last bits and stay the same from run to run.
+Values are never assumed finite: NaN and infinity checks keep working. ALS's CG program sets it.
+
 Examples
 --------
 >>> import numpy as np

@@ -29,9 +29,8 @@ constant compiled into the kernels: a second instance whose arrays have the same
 dimensions, whatever their lengths and values, reuses the compiled kernels. The values are
 those of the attribute when the engine is built. Other arrays (strings, objects, 3 or more
 dimensions) raise :class:`gas.ProgramError` naming the attribute when a method reads them.
-Array attributes run on the synchronous, asynchronous and CUDA engines on one process; the
-process runtime (``procs > 1``) refuses them with a :class:`gas.GasError` naming the attribute,
-since a program travels to its workers as JSON.
+Array attributes run on every engine on one process; ``procs > 1`` refuses them with a
+:class:`gas.GasError` naming the attribute (a program travels to its workers as JSON).
 
 Fields may be small fixed-size arrays: ``vertex_data = {"w": (np.float64, 8)}`` makes ``v.w`` a
 length-8 view of the vertex's row (``v.w[k] = x`` writes it). An array ``gather_type`` such as
@@ -39,14 +38,13 @@ length-8 view of the vertex's row (``v.w[k] = x`` writes it). An array ``gather_
 small matrix per edge allocates nothing.
 
 Bounds checks: by default (``checked = True``) every integer index a method writes, ``acc[j]``,
-``v.x[j]``, ``e.w[i, j]`` or into a local array, is checked against the array's length, compiled
-or not. An index outside ``-n..n-1`` (Python's rule: ``-1`` is the last element) stops the run
-with a :class:`gas.ProgramError` naming the method, the line and the index, instead of reading or
-writing past the end. Setting ``checked = False`` on the class (or passing ``checked=False`` to
-the engine) compiles the methods without the checks, as the bundled, tested programs do: an
-index out of range then reads or corrupts memory silently. Reads of array attributes
-(``self.weights[i]``) are checked the same way. Arrays indexed inside compiled
-helper functions a method calls are not checked (set ``NUMBA_BOUNDSCHECK=1`` to check those).
+``v.x[j]``, ``e.w[i, j]`` or into a local array, is checked against the array's length, compiled or
+not. An index outside ``-n..n-1`` (Python's rule: ``-1`` is the last element) stops the run with a
+:class:`gas.ProgramError` naming the method, the line and the index, instead of reading or writing
+past the end. Setting ``checked = False`` on the class (or passing ``checked=False`` to the engine)
+compiles the methods without the checks, as the bundled, tested programs do: an index out of range
+then reads or corrupts memory silently. Reads of array attributes (``self.w[i]``) are checked too;
+indexing inside compiled helpers is not (``NUMBA_BOUNDSCHECK=1`` checks those).
 """
 
 from __future__ import annotations
@@ -118,9 +116,8 @@ class VertexProgram:
 
     Methods
     -------
-    Define the ones the program needs (``self`` holds the attributes set in ``__init__``;
-    ``v`` and ``nbr`` are vertex records, ``e`` an edge record, ``ctx`` the superstep
-    context; see the module docstring for the records' fields)::
+    Define the ones the program needs (``self``: the ``__init__`` attributes; ``v``, ``nbr``: vertex
+    records, ``e``: an edge record, ``ctx``: the superstep context; their fields: module docstring)::
 
         init(self, v, ctx)              set initial vertex data (default: zeros)
         gather(self, v, e, nbr) -> T    one edge's contribution, of type ``gather_type``
@@ -170,17 +167,8 @@ class VertexProgram:
     checked : bool
         True (default): bounds-check the methods' array indexing (see the module docstring).
         False: compile without the checks (a trusted, tested program; slightly faster).
-    fastmath : bool or set of str
-        False (default): floating-point operations run in the order written. True (or a
-        subset of ``{"reassoc", "contract"}``): the program's kernels may reorder sums and fuse
-        multiplies with adds, so that a loop such as a dot product runs in vector registers;
-        results change in the last bits and stay the same from run to run. Values are never
-        assumed finite (NaN and infinity checks keep working).
-    inner_steps : int
-        Rounds of gather and apply in each superstep of the synchronous engine, before one
-        scatter (default 1); each round's gathers see the previous round's applies. When no
-        active vertex gathers from another one, a vertex's rounds run back to back
-        (:mod:`gas.engine_steps`; ALS's conjugate-gradient solves use it).
+    inner_steps, fastmath : int, bool
+        Gather-apply rounds per superstep (1); reordered float sums (False): :mod:`gas.engine_steps`.
 
     Instance attributes set in ``__init__`` are visible in the methods as ``self.<name>``:
     numbers, and numeric or bool numpy arrays of 1 or 2 dimensions (per-vertex inputs such as
@@ -456,9 +444,8 @@ def _layout(
     arrays: dict[str, np.ndarray],
     ctx_in_columns: bool,
 ) -> _Layout:
-    """The vertex columns (declared fields, then the built-ins the methods name; then the
-    program's arrays and ``ctx`` when methods read them through ``_VC``) and the edge columns
-    (the graph's columns the methods name, then the declared edge fields)."""
+    """The vertex columns (declared fields, the built-ins the methods name, then the program's arrays
+    and ``ctx`` when read through ``_VC``) and edge columns (the graph's named ones, then declared)."""
     names_used = spec.names_in()
     marks = HAS_NBR in names_used
     adjacency = NBRS in names_used or marks
