@@ -383,7 +383,7 @@ class ALSCGProgram(ALSProgram):
             "w": self.vertex_data["w"],
             "r": (np.float64, width),
             "p": (np.float64, width),
-            "cg": (np.float64, 3),  # r . r, lam, steps left (priority)
+            "cg": (np.float64, 3),  # r . r, lam, steps left in the solve
         }
         self.gather_type = (np.float64, (1, width))
         # ratings per vertex from its degree (one process, where CG runs: a partition would cut it

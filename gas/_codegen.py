@@ -31,6 +31,7 @@ import numpy as np
 
 from gas import _boundscheck
 from gas._boundscheck import BoundsChecks
+from gas.errors import ProgramError
 from gas.program import BoundProgram, EdgeDir
 from gas.threads import spread_step
 
@@ -156,8 +157,8 @@ def _header(spec: BoundProgram, jit: bool) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-#: the floating-point licences a program may give its inner-step kernel (``fastmath``): reordering
-#: sums and fusing multiply-adds, never the assumption that values are finite
+#: the floating-point licences a program may give its kernels (``fastmath``): reordering sums and
+#: fusing multiply-adds, never the assumption that values are finite
 FASTMATH_FLAGS = ("contract", "reassoc")
 
 
@@ -165,18 +166,16 @@ def _fastmath_source(program: Any) -> str:
     """``FASTMATH`` of the generated header: False, or the flags of :data:`FASTMATH_FLAGS` the
     program's ``fastmath`` names (True: all of them), in a fixed order (the key hashes it)."""
     want = getattr(program, "fastmath", False)
+    if want is True:
+        return f"set({FASTMATH_FLAGS!r})"
     if want is False or want is None:
         return "False"
-    flags = FASTMATH_FLAGS if want is True else tuple(sorted(want))
-    bad = [f for f in flags if f not in FASTMATH_FLAGS]
-    if bad:
-        from gas.errors import ProgramError
-
-        raise ProgramError(
-            f"Expected {type(program).__name__}.fastmath to be True, False or flags among "
-            f"{', '.join(FASTMATH_FLAGS)} (got {want!r})"
-        )
-    return "set(" + repr(flags) + ")" if flags else "False"
+    if isinstance(want, (set, frozenset, list, tuple)) and all(f in FASTMATH_FLAGS for f in want):
+        return f"set({tuple(sorted(want))!r})" if want else "False"
+    raise ProgramError(
+        f"Expected {type(program).__name__}.fastmath to be True, False or flags among "
+        f"{', '.join(FASTMATH_FLAGS)} (got {want!r})"
+    )
 
 
 # Bump when the generated code's environment changes in a way the other inputs do not show

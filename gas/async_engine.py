@@ -411,7 +411,7 @@ class AsyncEngine(Engine):
 
     def _rounds(self, active: Any, first: Any = None) -> _Rounds:
         """What every round of a run uses: the schedule, groups, kernels and thread count."""
-        g, k, n = self.graph, self.k, self.graph.num_vertices
+        k, n = self.k, self.graph.num_vertices
         queued = np.ones(n, np.uint8) if active is None else self.active_mask(active)
         prio = np.zeros(n, np.float64)
         if first is None:
@@ -425,7 +425,6 @@ class AsyncEngine(Engine):
                 )
             queued &= pr > 0.0
             np.copyto(prio, pr, where=queued.view(np.bool_))
-        EC = self.EC
         color, sequential = self._groups()
         if color is not None:
             order, bounds = color_classes(color)
@@ -459,7 +458,7 @@ class AsyncEngine(Engine):
             own_prio=dynamic and self.spec.schedules_itself,
             par_args=par_args,
             kern=k.k_async,
-            topo=(g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src),
+            topo=self.topology(),
             pass_out=pass_out,
             pass_args=(self.acc, self.zero, self.ctx, queued, prio, self.visit_degree, stack, pass_out),
             sweep=(np.empty((2, n), np.int64), np.empty(nthreads + 1, np.int64))

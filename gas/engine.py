@@ -132,9 +132,7 @@ class SyncEngine(Engine):
         ex = self.exchange
         part = None
         if self.inner_steps > 1 and self._steps_back_to_back(active):
-            g = self.graph
-            topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if self.EC else g.in_src)
-            args = (self.VC, self.EC, self.params, *topo, self.acc, self.zero, self.ctx)
+            args = (self.VC, self.EC, self.params, *self.topology(), self.acc, self.zero, self.ctx)
             self.k.k_gather_apply_steps(self.chunks, active, self.inner_steps, *args)
             return self._signals(active), self.aggregate()
         for _ in range(self.inner_steps):  # one round of gather and apply (inner_steps: several)
@@ -156,8 +154,8 @@ class SyncEngine(Engine):
             return False
         if not isinstance(self.exchange, LocalExchange) or self.apply_chunks is not self.chunks:
             return False
-        g, gdir = self.graph, EdgeDir(self.program.gather_edges)
-        topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src)
+        gdir = EdgeDir(self.program.gather_edges)
+        topo = self.topology()[:4]
         with num_threads(self.threads):
             sides = (bool(gdir & EdgeDir.IN), bool(gdir & EdgeDir.OUT))
             clash = gathers_from_active(self.chunks, active, *topo, *sides)

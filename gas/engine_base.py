@@ -288,6 +288,12 @@ class Engine:
         if self.inputs is not None:
             self.inputs.write(self.columns, self.edge_columns)
 
+    def topology(self) -> tuple[np.ndarray, ...]:
+        """The graph arrays the kernels walk: ``out_indptr``, ``dst``, ``in_indptr``, ``in_src`` and
+        ``in_eid`` (``in_src`` again, unused, for a program without edge columns)."""
+        g = self.graph
+        return (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if self.EC else g.in_src)
+
     def gather(self, active: np.ndarray, everyone: bool = False) -> None:
         """Gather totals of the ``active`` vertices into :attr:`acc` on this partition's edges
         (``gather_zero`` everywhere for a program that gathers nothing); ``everyone`` (all
@@ -296,7 +302,7 @@ class Engine:
         if not self.gathers:
             self.acc.fill(self.zero[0])
             return
-        k, g, VC, EC, P = self.k, self.graph, self.VC, self.EC, self.params
+        k, VC, EC, P = self.k, self.VC, self.EC, self.params
         if everyone and self._use_segments:
             sg = self._segments()
             eids = sg.seg_eid if EC else sg.seg_src  # unused ids: no second stream
@@ -306,7 +312,7 @@ class Engine:
                 sg.bounds, sg.blk_dst, sg.blk_ptr, sg.seg_src, eids, VC, EC, P, self.acc, self.zero
             )
             return
-        topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
+        topo = self.topology()
         if self.spec.gather_slots:
             k.k_gather_slots(self.chunks, active, VC, EC, P, *topo, self.slot_ptr, self.slots)
             return
@@ -339,9 +345,7 @@ class Engine:
     def scatter(self, active: np.ndarray, signal: np.ndarray, prio: np.ndarray | None = None) -> None:
         """Run ``scatter`` from the ``active`` vertices, setting ``signal`` on the vertices it
         signals (and, with ``prio``, keeping each one's largest signal priority)."""
-        g, EC = self.graph, self.EC
-        topo = (g.out_indptr, g.dst, g.in_indptr, g.in_src, g.in_eid if EC else g.in_src)
-        args = (self.chunks, active, self.VC, EC, self.params, *topo, signal)
+        args = (self.chunks, active, self.VC, self.EC, self.params, *self.topology(), signal)
         if prio is None:
             self.k.k_scatter(*args)
         else:

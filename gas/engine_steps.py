@@ -25,7 +25,7 @@ Examples
 >>> out_indptr, dst = np.array([0, 1, 2, 2]), np.array([1, 2])
 >>> in_indptr, in_src = np.array([0, 0, 1, 2]), np.array([0, 1])
 >>> args = (out_indptr, dst, in_indptr, in_src, True, False)
->>> gathers_from_active(chunks, np.array([1, 0, 1], np.uint8), *args)  # 2 gathers from 1
+>>> gathers_from_active(chunks, np.array([1, 0, 1], np.uint8), *args)  # 1 is not active
 0
 >>> gathers_from_active(chunks, np.array([0, 1, 1], np.uint8), *args)  # 2 gathers from 1
 1
